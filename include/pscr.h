@@ -1,0 +1,370 @@
+/**
+ * @file pscr.h
+ * @brief pscr: fast direct solver for separable block tridiagonal systems
+ *        (radix-4 PSCR method, Myllykoski, Rossi, Toivanen, JPDC 115, 2018).
+ *
+ * Solves A u = f with (paper eqs. 7 and 8)
+ *
+ *   2D: A = A1 (x) M2 + M1 (x) A2 + c M1 (x) M2
+ *   3D: A = A1 (x) M2 (x) M3 + M1 (x) A2 (x) M3 + M1 (x) M2 (x) A3
+ *           + c M1 (x) M2 (x) M3
+ *
+ * where each (Aj, Mj) is a pencil of symmetric (complex symmetric, not
+ * Hermitian) tridiagonal matrices of order nj and c is a scalar shift.
+ *
+ * Vector layout: u and f hold n1*n2(*n3) entries, the LAST dimension fastest,
+ * index (i1*n2 + i2)*n3 + i3 (0-based). Complex values are interleaved
+ * (re, im) pairs, layout-compatible with C99 double _Complex and
+ * cuDoubleComplex.
+ *
+ * This is the only header users include. It has no CUDA dependency: streams
+ * cross the API as void *.
+ */
+#ifndef PSCR_H
+#define PSCR_H
+
+#include <stddef.h>
+
+#include "pscr_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(_WIN32) && defined(PSCR_SHARED_BUILD)
+#define PSCR_EXTERN __declspec(dllexport)
+#elif defined(__GNUC__)
+#define PSCR_EXTERN __attribute__((visibility("default")))
+#else
+#define PSCR_EXTERN
+#endif
+
+/**
+ * Status codes, defined once: the enum and pscr_status_string() are both
+ * expanded from this list so the text never drifts from the code.
+ */
+#define PSCR_STATUS_LIST(X)                                                    \
+  X(PSCR_SUCCESS, "success")                                                   \
+  X(PSCR_ERROR_INVALID_VALUE,                                                  \
+    "invalid value: NULL where a pointer is needed, n < 1, ndim not 2 or 3, "  \
+    "or an unknown enum")                                                      \
+  X(PSCR_ERROR_NOT_SUPPORTED, "valid, but not supported by this build or backend") \
+  X(PSCR_ERROR_NON_FINITE, "NaN or Inf in the factors, the shift or the right-hand side") \
+  X(PSCR_ERROR_NOT_DEFINITE,                                                   \
+    "a mass matrix that must be positive definite is not (real), or a zero "   \
+    "pivot (complex)")                                                         \
+  X(PSCR_ERROR_EIGEN_FAILED, "the initialization eigensolver did not converge") \
+  X(PSCR_ERROR_SINGULAR, "a shifted tridiagonal subproblem is numerically singular") \
+  X(PSCR_ERROR_HOST_ALLOC, "host memory allocation failed")                    \
+  X(PSCR_ERROR_DEVICE_ALLOC, "device memory allocation failed")                \
+  X(PSCR_ERROR_DEVICE, "CUDA error")
+
+#define PSCR_STATUS_ENUM_(name, text) name,
+/** Status returned by every fallible pscr function. */
+typedef enum pscr_status { PSCR_STATUS_LIST(PSCR_STATUS_ENUM_) } pscr_status;
+#undef PSCR_STATUS_ENUM_
+
+/**
+ * @brief Human-readable text of a status.
+ * @param[in] status any value; unknown values give "unknown status".
+ * @return a static string (never NULL).
+ */
+PSCR_EXTERN const char *pscr_status_string(pscr_status status);
+
+/**
+ * @brief Detail message of the last error raised in the calling thread,
+ *        e.g. "pencil 1: M is not positive definite: pivot 3 is -0.5".
+ * @return a thread-local string, "" when no error has been raised; valid
+ *         until the next pscr call in the same thread.
+ */
+PSCR_EXTERN const char *pscr_last_error(void);
+
+/** @brief Library version as "MAJOR.MINOR.PATCH". */
+PSCR_EXTERN const char *pscr_version(void);
+
+/** Element type of factors, shift, f and u. */
+typedef enum pscr_dtype {
+  PSCR_R64, /**< double */
+  PSCR_C64, /**< double complex, interleaved (re, im) */
+  PSCR_R32, /**< float */
+  PSCR_C32  /**< float complex, interleaved (re, im) */
+} pscr_dtype;
+
+/** Where the solve runs. */
+typedef enum pscr_backend {
+  PSCR_BACKEND_AUTO, /**< CUDA when built with it and a device exists, else CPU */
+  PSCR_BACKEND_CPU,
+  PSCR_BACKEND_CUDA
+} pscr_backend;
+
+/**
+ * A symmetric tridiagonal pencil (A, M) of order n. Entries have the plan's
+ * dtype. The arrays are copied at plan creation and may be freed afterwards.
+ */
+typedef struct pscr_pencil {
+  int n;              /**< order, >= 1 */
+  const void *a_diag; /**< n entries */
+  const void *a_off;  /**< n-1 entries (may be NULL when n == 1) */
+  const void *m_diag; /**< n entries */
+  const void *m_off;  /**< n-1 entries; NULL: M is diagonal */
+} pscr_pencil;
+
+/** Plan options; always initialize with pscr_options_init(). */
+typedef struct pscr_options {
+  pscr_backend backend; /**< default AUTO */
+  int device;           /**< CUDA device ordinal, default 0 */
+  int num_threads;      /**< CPU threads, 0 (default): all (OpenMP default) */
+  int check_finite;     /**< pscr_solve checks f for NaN/Inf (default 1) */
+} pscr_options;
+
+/** @brief Fill @p opts with the defaults documented in pscr_options. NULL is ignored. */
+PSCR_EXTERN void pscr_options_init(pscr_options *opts);
+
+/** Opaque plan: eigen data, level structure and workspace of one operator. */
+typedef struct pscr_plan pscr_plan;
+
+/**
+ * @brief Build a plan for A = sum of Kronecker terms (eq. 7 / 8) with shift c.
+ *
+ * Validates the pencils, solves the generalized eigenproblems of every block
+ * of every reduction level (CPU), and allocates all workspace so that a
+ * solve allocates nothing.
+ *
+ * @param[out] plan     receives the plan; set to NULL on any error.
+ * @param[in]  dtype    element type of pencils, shift, f and u.
+ * @param[in]  ndim     2 or 3.
+ * @param[in]  pencils  ndim pencils, dimension 1 first.
+ * @param[in]  shift    c: one value of dtype (NULL is an error).
+ * @param[in]  opts     options, NULL for defaults.
+ * @return PSCR_SUCCESS;
+ *   PSCR_ERROR_INVALID_VALUE (NULL plan/pencils/shift/array, n < 1, ndim not
+ *     2 or 3, unknown dtype or backend, negative num_threads or device);
+ *   PSCR_ERROR_NOT_SUPPORTED (CUDA asked for in a CPU-only build or with no
+ *     device; a dtype the chosen backend does not implement yet);
+ *   PSCR_ERROR_NON_FINITE (NaN/Inf in a factor or in the shift);
+ *   PSCR_ERROR_NOT_DEFINITE (M1, and M2 in 3D, not positive definite (real)
+ *     or a zero pivot in their reduction (complex));
+ *   PSCR_ERROR_EIGEN_FAILED (an eigenproblem did not converge);
+ *   PSCR_ERROR_HOST_ALLOC, PSCR_ERROR_DEVICE_ALLOC, PSCR_ERROR_DEVICE.
+ *   pscr_last_error() tells which argument or level failed.
+ */
+PSCR_EXTERN pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                                         const pscr_pencil *pencils, const void *shift,
+                                         const pscr_options *opts);
+
+/**
+ * @brief Solve A u = f with host arrays.
+ *
+ * @param[in]     plan a plan from pscr_plan_create (one thread at a time).
+ * @param[in]     f    n1*n2(*n3) entries of the plan's dtype.
+ * @param[out]    u    same size; u == f is allowed (in place). Other
+ *                     overlaps are not.
+ * @return PSCR_SUCCESS; PSCR_ERROR_INVALID_VALUE (NULL argument);
+ *   PSCR_ERROR_NON_FINITE (NaN/Inf in f, when options.check_finite; u is
+ *   not written); PSCR_ERROR_SINGULAR (a shifted tridiagonal subproblem
+ *   has a zero pivot; u holds no solution); PSCR_ERROR_NOT_SUPPORTED;
+ *   PSCR_ERROR_DEVICE. On error f is untouched unless u == f.
+ */
+PSCR_EXTERN pscr_status pscr_solve(pscr_plan *plan, const void *f, void *u);
+
+/**
+ * @brief Solve A u = f with device arrays, enqueued on a CUDA stream.
+ *
+ * No allocation and no host synchronization. Requires a plan on the CUDA
+ * backend.
+ *
+ * @param[in]  plan   a CUDA plan.
+ * @param[in]  f      device array.
+ * @param[out] u      device array; u == f allowed.
+ * @param[in]  stream cudaStream_t, NULL for the default stream.
+ * @return PSCR_SUCCESS; PSCR_ERROR_INVALID_VALUE; PSCR_ERROR_NOT_SUPPORTED
+ *   (CPU plan or CPU-only build); PSCR_ERROR_DEVICE.
+ */
+PSCR_EXTERN pscr_status pscr_solve_device(pscr_plan *plan, const void *f, void *u,
+                                          void *stream);
+
+/** @brief Release a plan and everything it owns. NULL is allowed. */
+PSCR_EXTERN void pscr_plan_destroy(pscr_plan *plan);
+
+/** What a plan is, as built. */
+typedef struct pscr_info {
+  pscr_backend backend;   /**< backend actually used (never AUTO) */
+  pscr_dtype dtype;
+  int ndim;
+  int n[3];               /**< sizes, n[2] = 1 in 2D */
+  int levels[2];          /**< reduction levels k of dimension 1 and (3D) 2 */
+  size_t eigenpairs;      /**< eigenpairs stored, all levels and dimensions */
+  size_t workspace_bytes; /**< host memory owned by the plan */
+  size_t device_bytes;    /**< device memory owned by the plan */
+} pscr_info;
+
+/**
+ * @brief Describe a plan.
+ * @param[in]  plan
+ * @param[out] info
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL argument).
+ */
+PSCR_EXTERN pscr_status pscr_plan_info(const pscr_plan *plan, pscr_info *info);
+
+/* ------------------------------------------------------------------------ */
+/* The operator itself, for residuals and for Krylov users.                  */
+
+/**
+ * @brief out = A u for the operator of eq. 7 (ndim 2) or eq. 8 (ndim 3).
+ * @param[in]  dtype, ndim, pencils, shift  as for pscr_plan_create.
+ * @param[in]  u    input vector (layout as in the file comment).
+ * @param[out] out  result; must not overlap u.
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_NOT_SUPPORTED
+ *   (R32/C32), PSCR_ERROR_HOST_ALLOC.
+ */
+PSCR_EXTERN pscr_status pscr_operator_apply(pscr_dtype dtype, int ndim,
+                                            const pscr_pencil *pencils, const void *shift,
+                                            const void *u, void *out);
+
+/**
+ * @brief Infinity norm of A (maximum absolute row sum), computed exactly
+ *        from the factors without forming A.
+ * @param[out] norm receives ||A||_inf.
+ * @return as pscr_operator_apply.
+ */
+PSCR_EXTERN pscr_status pscr_operator_norm_inf(pscr_dtype dtype, int ndim,
+                                               const pscr_pencil *pencils,
+                                               const void *shift, double *norm);
+
+/* ------------------------------------------------------------------------ */
+/* Problem builders (problems/): the paper's test problems, section 5.1.    */
+
+/** Which model problem. */
+typedef enum pscr_problem_kind {
+  PSCR_PROBLEM_POISSON,  /**< -lap u = f, Dirichlet, piecewise-linear FE, eq. 31 (R64) */
+  PSCR_PROBLEM_HELMHOLTZ /**< -lap u - w^2 u = f, 2nd-order ABC, bilinear FE, eqs. 33-35 (C64) */
+} pscr_problem_kind;
+
+/**
+ * @brief Poisson factors of one dimension (eq. 31): piecewise-linear FE on
+ *        the nodes strictly inside a mesh with n+1 steps, lumped mass.
+ *
+ * Node l (0-based) lies between steps h[l] and h[l+1].
+ * A = tridiag(-1/h[l], 1/h[l] + 1/h[l+1], -1/h[l+1]), M = diag((h[l]+h[l+1])/2).
+ *
+ * @param[in]  n      number of unknowns, >= 1.
+ * @param[in]  h      n+1 mesh steps, all > 0 and finite.
+ * @param[out] a_diag n entries; a_off n-1 entries; m_diag n entries.
+ * @param[out] m_off  n-1 entries set to 0, or NULL (M is diagonal).
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE (NULL, n < 1, h <= 0),
+ *   PSCR_ERROR_NON_FINITE.
+ */
+PSCR_EXTERN pscr_status pscr_poisson_factors(int n, const double *h, double *a_diag,
+                                             double *a_off, double *m_diag, double *m_off);
+
+/**
+ * @brief Helmholtz factors of one dimension with the second-order absorbing
+ *        boundary condition (eqs. 33-35): bilinear FE on n nodes including
+ *        both boundary nodes, consistent mass.
+ *
+ * Complex arrays are interleaved (re, im). Node l lies between steps h[l-1]
+ * and h[l]; the boundary rows carry -i w/2 in A and +i/(2 w) in M.
+ *
+ * @param[in]  n      nodes, >= 2.
+ * @param[in]  h      n-1 mesh steps, all > 0 and finite.
+ * @param[in]  omega  wave number, > 0 and finite.
+ * @param[out] a_diag 2n doubles; a_off 2(n-1); m_diag 2n; m_off 2(n-1).
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_NON_FINITE.
+ */
+PSCR_EXTERN pscr_status pscr_helmholtz_factors(int n, const double *h, double omega,
+                                               double *a_diag, double *a_off,
+                                               double *m_diag, double *m_off);
+
+/**
+ * @brief Mesh steps of a uniform mesh: h[i] = length / nsteps.
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL, nsteps < 1,
+ *   length not > 0 and finite).
+ */
+PSCR_EXTERN pscr_status pscr_mesh_uniform(int nsteps, double length, double *h);
+
+/**
+ * @brief Mesh steps of a smoothly graded non-uniform mesh on [0, length]:
+ *        nodes x = length * phi(t), t uniform in [0, 1], with
+ *        phi(t) = t - grading * sin(2 pi t) / (2 pi) (monotone for
+ *        0 <= grading < 1; finer near both ends for grading > 0).
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (grading outside [0, 1)).
+ */
+PSCR_EXTERN pscr_status pscr_mesh_graded(int nsteps, double length, double grading,
+                                         double *h);
+
+/**
+ * A model problem on [0, L1] x [0, L2] (x [0, L3]): factors, shift, node
+ * coordinates. All arrays are owned by the problem.
+ */
+typedef struct pscr_problem {
+  pscr_problem_kind kind;
+  pscr_dtype dtype;          /**< R64 (Poisson) or C64 (Helmholtz) */
+  int ndim;
+  int n[3];                  /**< unknowns per dimension (n[2] = 1 in 2D) */
+  double omega;              /**< wave number (Helmholtz) */
+  double length[3];          /**< domain lengths */
+  double *x[3];              /**< node coordinates of the unknowns, n[d] each */
+  double *h[3];              /**< mesh steps: n[d]+1 (Poisson), n[d]-1 (Helmholtz) */
+  pscr_pencil pencils[3];    /**< ready for pscr_plan_create */
+  double shift[2];           /**< c: 0 (Poisson) or -omega^2 (Helmholtz), as dtype */
+  void *storage;             /**< internal */
+} pscr_problem;
+
+/**
+ * @brief Build a model problem.
+ * @param[out] problem receives it (NULL on error).
+ * @param[in]  kind    Poisson or Helmholtz.
+ * @param[in]  ndim    2 or 3.
+ * @param[in]  n       ndim sizes (>= 1 Poisson, >= 2 Helmholtz).
+ * @param[in]  length  ndim domain lengths (> 0), NULL for unit lengths.
+ * @param[in]  grading 0 for a uniform mesh, in (0, 1) for the graded mesh of
+ *                     pscr_mesh_graded in every dimension.
+ * @param[in]  omega   wave number (> 0) for Helmholtz, ignored for Poisson.
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_HOST_ALLOC.
+ */
+PSCR_EXTERN pscr_status pscr_problem_create(pscr_problem **problem, pscr_problem_kind kind,
+                                            int ndim, const int *n, const double *length,
+                                            double grading, double omega);
+
+/** @brief Release a problem. NULL allowed. */
+PSCR_EXTERN void pscr_problem_destroy(pscr_problem *problem);
+
+/**
+ * A scalar field: writes f(x) to value[0] (real) or value[0..1] (complex
+ * problems: re, im). x has ndim coordinates.
+ */
+typedef void (*pscr_field_fn)(const double *x, void *ctx, double *value);
+
+/**
+ * @brief FE load vector b = (Mf1 (x) Mf2 (x) Mf3) g(nodes): the FE mass of
+ *        each dimension (lumped for Poisson, consistent without the ABC terms
+ *        for Helmholtz) applied to the nodal values of g.
+ * @param[out] b n1*n2(*n3) entries of the problem's dtype.
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_HOST_ALLOC.
+ */
+PSCR_EXTERN pscr_status pscr_problem_load(const pscr_problem *problem, pscr_field_fn g,
+                                          void *ctx, void *b);
+
+/** @brief u_i = g(x_i) at every unknown. */
+PSCR_EXTERN pscr_status pscr_problem_sample(const pscr_problem *problem, pscr_field_fn g,
+                                            void *ctx, void *u);
+
+/**
+ * @brief A manufactured solution for convergence tests: fills the load
+ *        vector b of the right-hand side that belongs to a known smooth
+ *        exact solution, and that solution's nodal values u_exact.
+ *
+ * Poisson: u = prod_d sin(pi x_d / L_d) (zero on the boundary).
+ * Helmholtz: u = (1 + i) prod_d sin^2(pi x_d / L_d), which vanishes with its
+ * normal and tangential derivatives on the boundary, so the ABC holds
+ * exactly and no boundary load is needed.
+ * Either may be NULL.
+ */
+PSCR_EXTERN pscr_status pscr_problem_manufactured(const pscr_problem *problem, void *b,
+                                                  void *u_exact);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PSCR_H */

@@ -1,0 +1,41 @@
+/* Status strings (expanded from PSCR_STATUS_LIST) and thread-local details. */
+#include "error.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#define PSCR_DETAIL_MAX 512
+
+static _Thread_local char pscr_detail[PSCR_DETAIL_MAX];
+
+const char *pscr_status_string(pscr_status status)
+{
+  switch (status) {
+#define PSCR_STATUS_CASE_(name, text) \
+  case name:                          \
+    return #name ": " text;
+    PSCR_STATUS_LIST(PSCR_STATUS_CASE_)
+#undef PSCR_STATUS_CASE_
+  }
+  return "unknown status";
+}
+
+const char *pscr_last_error(void) { return pscr_detail; }
+
+const char *pscr_version(void) { return PSCR_VERSION_STRING; }
+
+void pscr_error_clear(void) { pscr_detail[0] = '\0'; }
+
+pscr_status pscr_error_set(pscr_status status, const char *file, int line, const char *fmt, ...)
+{
+  if (status == PSCR_SUCCESS)
+    return status;
+  va_list ap;
+  va_start(ap, fmt);
+  int used = vsnprintf(pscr_detail, PSCR_DETAIL_MAX, fmt, ap);
+  va_end(ap);
+  /* The source location helps bug reports; it goes after the message. */
+  if (used >= 0 && used < PSCR_DETAIL_MAX - 1)
+    snprintf(pscr_detail + used, (size_t)(PSCR_DETAIL_MAX - used), " [%s:%d]", file, line);
+  return status;
+}

@@ -1,0 +1,11 @@
+#include "pscr.h"
+
+void pscr_options_init(pscr_options *opts)
+{
+  if (!opts)
+    return;
+  opts->backend = PSCR_BACKEND_AUTO;
+  opts->device = 0;
+  opts->num_threads = 0;
+  opts->check_finite = 1;
+}
