@@ -1,0 +1,38 @@
+/*
+ * Backends differ only in how they run the levels of a solve (STYLE.md: a
+ * small ops table, like SUNDIALS N_Vector_Ops). The plan's level structure
+ * and eigen data are shared.
+ */
+#ifndef PSCR_BACKEND_H
+#define PSCR_BACKEND_H
+
+#include "pscr.h"
+
+typedef struct pscr_backend_ops {
+  const char *name;
+  /* Allocate what solves need (called last in pscr_plan_create). */
+  pscr_status (*setup)(pscr_plan *plan);
+  /* Host arrays; u may equal f. */
+  pscr_status (*solve)(pscr_plan *plan, const void *f, void *u);
+  /* Device arrays on a stream (NULL when the backend has none). */
+  pscr_status (*solve_device)(pscr_plan *plan, const void *f, void *u, void *stream);
+  /* Release what setup allocated; must accept a partial setup. */
+  void (*destroy)(pscr_plan *plan);
+} pscr_backend_ops;
+
+extern const pscr_backend_ops pscr_cpu_backend;
+
+/*
+ * CUDA backend (gpu/). pscr_cuda_backend() is NULL while the backend is not
+ * available; in a CPU-only build both hooks are stubs, so callers carry no
+ * #ifdef.
+ */
+#if PSCR_HAVE_CUDA
+int pscr_cuda_device_count(void);
+const pscr_backend_ops *pscr_cuda_backend(void);
+#else
+static inline int pscr_cuda_device_count(void) { return 0; }
+static inline const pscr_backend_ops *pscr_cuda_backend(void) { return NULL; }
+#endif
+
+#endif

@@ -1,0 +1,337 @@
+/*
+ * Type-generic body of the CPU backend (cpu_solve.c): the radix-4 PSCR
+ * forward reduction and back substitution of DESIGN.md section 2 (paper eqs.
+ * 24-29 with the partial solution technique, eqs. 18-21), recursive over
+ * dimensions: along dimension d a "vector" is a slab of S = prod_{e>d} n_e
+ * entries and the subproblem solve is the operator of the remaining
+ * dimensions with shift c + lambda (eq. 9); the last dimension is a Thomas
+ * solve. Included once per scalar type.
+ */
+
+/*
+ * Thomas algorithm for `lanes` independent systems (A + s_l M) x_l = r_l
+ * stored interleaved, x[i * lanes + l]; coefficients formed on the fly from
+ * the pencil. x holds r on entry; cp: n * lanes scratch. The elimination
+ * recurrence is latency-bound (a reciprocal per row), so interleaving
+ * several systems keeps the floating-point units busy and vectorizes.
+ * Returns 1 when a pivot is numerically zero: |pivot| at or below the
+ * rounding error of the subtraction that produced it.
+ */
+static inline int PSCR_SUF(thomas)(const PSCR_SUF(pscr_factor) * f, const PSCR_SCALAR *s,
+                                   PSCR_SCALAR *restrict x, PSCR_SCALAR *restrict cp,
+                                   const int lanes)
+{
+  const int n = f->a.n;
+  const PSCR_SCALAR *ad = f->a.diag, *ao = f->a.off, *md = f->m.diag, *mo = f->m.off;
+  PSCR_SCALAR e[PSCR_LANES];
+  int bad = 0;
+  for (int l = 0; l < lanes; l++) {
+    PSCR_SCALAR b = ad[0] + s[l] * md[0];
+    bad |= !(PSCR_ABS1(b) > 0);
+    PSCR_SCALAR inv = PSCR_INV(b);
+    x[l] *= inv;
+    e[l] = n > 1 ? ao[0] + s[l] * mo[0] : 0;
+    cp[l] = e[l] * inv;
+  }
+  for (int i = 1; i < n; i++) {
+    PSCR_SCALAR *xi = x + (size_t)i * lanes, *ci = cp + (size_t)i * lanes;
+    const PSCR_SCALAR *xp = xi - lanes, *cq = ci - lanes;
+    const PSCR_SCALAR a_next = i < n - 1 ? ao[i] : 0, m_next = i < n - 1 ? mo[i] : 0;
+    for (int l = 0; l < lanes; l++) {
+      PSCR_SCALAR t = e[l] * cq[l];
+      PSCR_SCALAR diag = ad[i] + s[l] * md[i];
+      PSCR_SCALAR piv = diag - t;
+      bad |= !(PSCR_ABS1(piv) > DBL_EPSILON * (PSCR_ABS1(diag) + PSCR_ABS1(t)));
+      PSCR_SCALAR inv = PSCR_INV(piv);
+      xi[l] = (xi[l] - e[l] * xp[l]) * inv;
+      e[l] = a_next + s[l] * m_next;
+      ci[l] = e[l] * inv;
+    }
+  }
+  for (int i = n - 2; i >= 0; i--) {
+    PSCR_SCALAR *xi = x + (size_t)i * lanes;
+    const PSCR_SCALAR *xn = xi + lanes, *ci = cp + (size_t)i * lanes;
+    for (int l = 0; l < lanes; l++)
+      xi[l] -= ci[l] * xn[l];
+  }
+  return bad;
+}
+
+/*
+ * out (op)= T(j, jp) y for dimension d with shift c (DESIGN.md section 2):
+ *   T(j, jp) y = ((A_d)_jp + c (M_d)_jp) Mrest y + (M_d)_jp Arest y,
+ * Mrest, Arest the mass and stiffness of dimensions d+1.. .
+ */
+static void PSCR_SUF(coupling)(const pscr_plan *p, int d, PSCR_SCALAR c, int j, int jp,
+                               const PSCR_SCALAR *y, PSCR_SCALAR *out, int subtract,
+                               PSCR_SCALAR *mass, PSCR_SCALAR *stiff)
+{
+  const PSCR_SUF(pscr_factor) *F = &p->PSCR_SUF(fac)[d];
+  int o = j < jp ? j : jp;
+  PSCR_SCALAR alpha = F->a.off[o] + c * F->m.off[o], beta = F->m.off[o];
+  size_t S = pscr_plan_slab(p, d);
+  PSCR_SUF(pscr_kron_mass_stiff)(p->ndim - d - 1, &p->PSCR_SUF(fac)[d + 1], y, mass, stiff);
+  if (subtract)
+    for (size_t t = 0; t < S; t++)
+      out[t] -= alpha * mass[t] + beta * stiff[t];
+  else
+    for (size_t t = 0; t < S; t++)
+      out[t] = alpha * mass[t] + beta * stiff[t];
+}
+
+static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
+                               int owner);
+
+/*
+ * A group of g <= lanes eigenpairs of one block, e0 .. e0+g-1 (eqs. 25-29):
+ *   r_l = sum_q w_l[q] src_q, with sources F_s (s in D(B)) and, in the back
+ *   substitution, the neighbour couplings gL, gR weighted by -w[first],
+ *   -w[last]; then solve the subproblem of dimensions d+1.. with shift
+ *   c + lambda_l for every lane, and add sum_l v_l[o] r_l into each output.
+ * Lanes past g get zero weights and lane 0's shift: they solve a zero
+ * right-hand side and contribute nothing.
+ */
+typedef struct PSCR_SUF(group) {
+  int nsrc, nout;
+  const PSCR_SCALAR *src[5];
+  PSCR_SCALAR cin[5][PSCR_LANES];
+  PSCR_SCALAR *out[3];
+  PSCR_SCALAR cout[3][PSCR_LANES];
+  PSCR_SCALAR shift[PSCR_LANES];
+} PSCR_SUF(group);
+
+static inline int PSCR_SUF(group_run)(const pscr_plan *p, int d, const PSCR_SUF(group) * G,
+                                      PSCR_SCALAR *restrict r, int owner, const int lanes)
+{
+  const pscr_cpu_ws *ws = p->cpu_ws;
+  const size_t S = pscr_plan_slab(p, d);
+  for (size_t t = 0; t < S; t++) {
+    PSCR_SCALAR v[PSCR_LANES] = {0};
+    for (int q = 0; q < G->nsrc; q++) {
+      const PSCR_SCALAR xs = G->src[q][t];
+      for (int l = 0; l < lanes; l++)
+        v[l] += G->cin[q][l] * xs;
+    }
+    for (int l = 0; l < lanes; l++)
+      r[t * lanes + l] = v[l];
+  }
+  int bad;
+  if (d + 1 == p->ndim - 1)
+    bad = PSCR_SUF(thomas)(&p->PSCR_SUF(fac)[d + 1], G->shift, r,
+                           (PSCR_SCALAR *)ws->thomas_buf + (size_t)owner * ws->thomas_stride,
+                           lanes);
+  else
+    bad = PSCR_SUF(solve_dim)(p, d + 1, G->shift[0], r, owner); /* lanes == 1 */
+  for (int o = 0; o < G->nout; o++) {
+    PSCR_SCALAR *restrict out = G->out[o];
+    for (size_t t = 0; t < S; t++) {
+      PSCR_SCALAR v = out[t];
+      for (int l = 0; l < lanes; l++)
+        v += G->cout[o][l] * r[t * lanes + l];
+      out[t] = v;
+    }
+  }
+  return bad;
+}
+
+/*
+ * Fill a group for eigenpairs e0 .. e0+g-1 of block B. back: include the
+ * neighbour couplings (gl, gr may be NULL) and write into u_acc; otherwise
+ * accumulate L_B, R_B into lr[0], lr[1].
+ */
+static void PSCR_SUF(group_fill)(PSCR_SUF(group) * G, const pscr_plan *p, int d, PSCR_SCALAR c,
+                                 const pscr_block *B, int e0, int g, const PSCR_SCALAR *x,
+                                 const PSCR_SCALAR *gl, const PSCR_SCALAR *gr,
+                                 PSCR_SCALAR *const *outs, int back, int lanes)
+{
+  const PSCR_SCALAR *lam = p->lambda[d], *W = p->w[d];
+  const size_t S = pscr_plan_slab(p, d);
+  G->nsrc = 0;
+  for (int q = 0; q < B->nd; q++)
+    G->src[G->nsrc++] = x + (size_t)B->d[q] * S;
+  int first_src = -1, last_src = -1;
+  if (back && gl) {
+    first_src = G->nsrc;
+    G->src[G->nsrc++] = gl;
+  }
+  if (back && gr) {
+    last_src = G->nsrc;
+    G->src[G->nsrc++] = gr;
+  }
+  G->nout = back ? B->nd : 2;
+  for (int o = 0; o < G->nout; o++)
+    G->out[o] = outs[o];
+  for (int l = 0; l < lanes; l++) {
+    const int live = l < g;
+    const size_t e = B->eig + (size_t)e0 + (size_t)(live ? l : 0);
+    const PSCR_SCALAR *w = W + e * PSCR_W_SLOTS;
+    G->shift[l] = c + lam[e];
+    for (int q = 0; q < B->nd; q++)
+      G->cin[q][l] = live ? w[q] : 0;
+    if (first_src >= 0)
+      G->cin[first_src][l] = live ? -w[PSCR_W_FIRST] : 0;
+    if (last_src >= 0)
+      G->cin[last_src][l] = live ? -w[PSCR_W_LAST] : 0;
+    for (int o = 0; o < G->nout; o++)
+      G->cout[o][l] = !live ? 0 : back ? w[o] : w[o == 0 ? PSCR_W_FIRST : PSCR_W_LAST];
+  }
+}
+
+/* All eigenpairs of one work item, in groups of `lanes`. */
+static inline int PSCR_SUF(item_run)(const pscr_plan *p, int d, PSCR_SCALAR c,
+                                     const pscr_block *B, const pscr_item *item,
+                                     const PSCR_SCALAR *x, const PSCR_SCALAR *gl,
+                                     const PSCR_SCALAR *gr, PSCR_SCALAR *const *outs, int back,
+                                     PSCR_SCALAR *r, int owner, const int lanes)
+{
+  int bad = 0;
+  PSCR_SUF(group) G = {0};
+  for (int e = item->e0; e < item->e1; e += lanes) {
+    int g = item->e1 - e < lanes ? item->e1 - e : lanes;
+    PSCR_SUF(group_fill)(&G, p, d, c, B, e, g, x, gl, gr, outs, back, lanes);
+    bad |= PSCR_SUF(group_run)(p, d, &G, r, owner, lanes);
+  }
+  return bad;
+}
+
+/* Specialize on the lane count: interleaved Thomas at the last dimension,
+   one lane when the subproblem is itself a PSCR solve. */
+static int PSCR_SUF(item)(const pscr_plan *p, int d, PSCR_SCALAR c, const pscr_block *B,
+                          const pscr_item *item, const PSCR_SCALAR *x, const PSCR_SCALAR *gl,
+                          const PSCR_SCALAR *gr, PSCR_SCALAR *const *outs, int back,
+                          PSCR_SCALAR *r, int owner)
+{
+  if (d + 1 == p->ndim - 1)
+    return PSCR_SUF(item_run)(p, d, c, B, item, x, gl, gr, outs, back, r, owner, PSCR_LANES);
+  return PSCR_SUF(item_run)(p, d, c, B, item, x, gl, gr, outs, back, r, owner, 1);
+}
+
+/* Per-thread scratch of dimension d: r (PSCR_LANES S), gL, gR, mass, stiff. */
+static PSCR_SCALAR *PSCR_SUF(thread_buf)(const pscr_cpu_ws *ws, int d, int me)
+{
+  return (PSCR_SCALAR *)ws->thr_buf[d] + (size_t)me * ws->thr_stride[d];
+}
+
+/*
+ * Solve (A_d (x) Mrest + M_d (x) (Arest + c Mrest)) x = f in place along
+ * dimension d. d == 0 runs its levels in parallel; deeper dimensions run in
+ * the calling thread `owner` with that thread's workspace.
+ */
+static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
+                               int owner)
+{
+  const pscr_cpu_ws *ws = p->cpu_ws;
+  const pscr_levels *lv = &p->lv[d];
+  const size_t S = pscr_plan_slab(p, d);
+  const int n = p->n[d], top = d == 0;
+  PSCR_SCALAR *items =
+      (PSCR_SCALAR *)ws->item_buf[d] + (size_t)(top ? 0 : owner) * ws->item_stride[d];
+  int bad = 0;
+
+  /* Forward reduction, levels 1..k-1: L_B, R_B per block, then F_j updates. */
+  for (int i = 1; i < lv->k; i++) {
+    const pscr_level *L = &lv->level[i - 1];
+#pragma omp parallel num_threads(p->nthreads) if (top) reduction(| : bad)
+    {
+      const int me = top ? omp_get_thread_num() : owner;
+      PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me);
+      PSCR_SCALAR *mass = r + (PSCR_LANES + 2) * S, *stiff = mass + S;
+#pragma omp for schedule(dynamic, 1)
+      for (int it = 0; it < L->nitems; it++) {
+        const pscr_item *item = &L->items[it];
+        PSCR_SCALAR *lr[2] = {items + (size_t)it * 3 * S, items + (size_t)it * 3 * S + S};
+        memset(lr[0], 0, 2 * S * sizeof *lr[0]);
+        bad |= PSCR_SUF(item)(p, d, c, &L->blocks[item->block], item, x, NULL, NULL, lr, 0,
+                              r, me);
+      }
+      /* Sum the items of each block into its first item's buffers. */
+#pragma omp for schedule(static)
+      for (int b = 0; b < L->nblocks; b++) {
+        PSCR_SCALAR *acc = items + (size_t)L->block_item0[b] * 3 * S;
+        for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
+          const PSCR_SCALAR *part = items + (size_t)it * 3 * S;
+          for (size_t t = 0; t < 2 * S; t++)
+            acc[t] += part[t];
+        }
+      }
+      /* F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i. */
+#pragma omp for schedule(static)
+      for (int q = 0; q < L->nj; q++) {
+        int j = L->j[q];
+        PSCR_SCALAR *xj = x + (size_t)j * S;
+        if (L->jleft[q] >= 0) {
+          const PSCR_SCALAR *rb = items + (size_t)L->block_item0[L->jleft[q]] * 3 * S + S;
+          PSCR_SUF(coupling)(p, d, c, j, j - 1, rb, xj, 1, mass, stiff);
+        }
+        if (L->jright[q] >= 0) {
+          const PSCR_SCALAR *lb = items + (size_t)L->block_item0[L->jright[q]] * 3 * S;
+          PSCR_SUF(coupling)(p, d, c, j, j + 1, lb, xj, 1, mass, stiff);
+        }
+      }
+    }
+  }
+
+  /* Back substitution, levels k..1: u on D(B) from the partial solutions. */
+  for (int i = lv->k; i >= 1; i--) {
+    const pscr_level *L = &lv->level[i - 1];
+#pragma omp parallel num_threads(p->nthreads) if (top) reduction(| : bad)
+    {
+      const int me = top ? omp_get_thread_num() : owner;
+      PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me);
+      PSCR_SCALAR *gl = r + PSCR_LANES * S, *gr = gl + S, *mass = gr + S, *stiff = mass + S;
+#pragma omp for schedule(dynamic, 1)
+      for (int it = 0; it < L->nitems; it++) {
+        const pscr_item *item = &L->items[it];
+        const pscr_block *B = &L->blocks[item->block];
+        PSCR_SCALAR *acc = items + (size_t)it * 3 * S;
+        PSCR_SCALAR *outs[3] = {acc, acc + S, acc + 2 * S};
+        memset(acc, 0, (size_t)B->nd * S * sizeof *acc);
+        const int has_l = B->first > 0, has_r = B->last < n - 1;
+        if (has_l)
+          PSCR_SUF(coupling)(p, d, c, B->first, B->first - 1, x + (size_t)(B->first - 1) * S,
+                             gl, 0, mass, stiff);
+        if (has_r)
+          PSCR_SUF(coupling)(p, d, c, B->last, B->last + 1, x + (size_t)(B->last + 1) * S, gr,
+                             0, mass, stiff);
+        bad |= PSCR_SUF(item)(p, d, c, B, item, x, has_l ? gl : NULL, has_r ? gr : NULL, outs,
+                              1, r, me);
+      }
+      /* Every F_s of the level has been read: now u_s may replace it. */
+#pragma omp for schedule(static)
+      for (int b = 0; b < L->nblocks; b++) {
+        const pscr_block *B = &L->blocks[b];
+        for (int q = 0; q < B->nd; q++) {
+          PSCR_SCALAR *u = x + (size_t)B->d[q] * S;
+          const PSCR_SCALAR *a0 = items + (size_t)L->block_item0[b] * 3 * S + (size_t)q * S;
+          memcpy(u, a0, S * sizeof *u);
+          for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
+            const PSCR_SCALAR *a = items + (size_t)it * 3 * S + (size_t)q * S;
+            for (size_t t = 0; t < S; t++)
+              u[t] += a[t];
+          }
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
+{
+  PSCR_SCALAR *x = u;
+  if (u != f)
+    memcpy(u, f, p->total * sizeof *x);
+  PSCR_SCALAR c = p->shift[0];
+#if PSCR_IS_COMPLEX
+  c = CMPLX(p->shift[0], p->shift[1]);
+#endif
+  if (PSCR_SUF(solve_dim)(p, 0, c, x, 0)) {
+    /* u holds no solution: make that impossible to miss. */
+    for (size_t t = 0; t < p->total; t++)
+      x[t] = NAN;
+    return PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                      "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot",
+                      p->ndim, p->ndim);
+  }
+  return PSCR_SUCCESS;
+}

@@ -1,0 +1,132 @@
+/* Sets J_i, blocks B, D(B) and work items of the radix-4 reduction. */
+#include "levels.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+
+void pscr_levels_free(pscr_levels *lv)
+{
+  if (!lv || !lv->level)
+    return;
+  for (int i = 0; i < lv->k; i++) {
+    pscr_level *L = &lv->level[i];
+    free(L->blocks);
+    free(L->items);
+    free(L->block_item0);
+    free(L->j);
+    free(L->jleft);
+    free(L->jright);
+  }
+  free(lv->level);
+  memset(lv, 0, sizeof *lv);
+}
+
+/* Number of levels: the first i with J_i empty (k = floor(log4 n) + 1). */
+static int pscr_levels_count(int n)
+{
+  int k = 0;
+  for (long m = n; m > 0; m /= 4)
+    k++;
+  return k;
+}
+
+pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk)
+{
+  pscr_status st = PSCR_SUCCESS;
+  memset(lv, 0, sizeof *lv);
+  lv->n = n;
+  lv->k = pscr_levels_count(n);
+  /* in_prev[x]: x in J_{i-1}; in_cur[x]: x in J_i; blk_end/blk_start: stored
+     block ending / starting at x. */
+  char *in_prev = calloc((size_t)n, 1), *in_cur = calloc((size_t)n, 1);
+  int *blk_end = malloc((size_t)n * sizeof(int)), *blk_start = malloc((size_t)n * sizeof(int));
+  lv->level = calloc((size_t)lv->k, sizeof *lv->level);
+  if (!in_prev || !in_cur || !blk_end || !blk_start || !lv->level) {
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level structure of order %d", n);
+    goto out;
+  }
+  lv->bytes = (size_t)lv->k * sizeof *lv->level;
+  memset(in_prev, 1, (size_t)n);
+  for (int i = 1; i <= lv->k; i++) {
+    pscr_level *L = &lv->level[i - 1];
+    /* J_i: every 4th element of J_{i-1}. */
+    int pos = 0, nj = 0;
+    memset(in_cur, 0, (size_t)n);
+    for (int x = 0; x < n; x++)
+      if (in_prev[x] && ++pos % 4 == 0) {
+        in_cur[x] = 1;
+        nj++;
+      }
+    /* Blocks: maximal runs of indices not in J_i; at most nj + 1 of them. */
+    L->blocks = malloc((size_t)(nj + 1) * sizeof *L->blocks);
+    L->j = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(int));
+    L->jleft = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(int));
+    L->jright = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(int));
+    L->block_item0 = malloc((size_t)(nj + 2) * sizeof(int));
+    if (!L->blocks || !L->j || !L->jleft || !L->jright || !L->block_item0) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level %d of order %d", i, n);
+      goto out;
+    }
+    for (int x = 0; x < n; x++)
+      blk_end[x] = blk_start[x] = -1;
+    int nitems = 0;
+    for (int x = 0; x < n;) {
+      if (in_cur[x]) {
+        x++;
+        continue;
+      }
+      pscr_block B = {.first = x, .nd = 0};
+      while (x < n && !in_cur[x]) {
+        if (in_prev[x])
+          B.d[B.nd++] = x; /* at most 3: J_i takes every 4th of J_{i-1} */
+        x++;
+      }
+      B.last = x - 1;
+      if (B.nd == 0)
+        continue; /* D(B) empty: no work at this level (e.g. n = 17, level 2, B = {17}) */
+      B.eig = lv->neig;
+      lv->neig += (size_t)(B.last - B.first + 1);
+      blk_start[B.first] = blk_end[B.last] = L->nblocks;
+      L->block_item0[L->nblocks] = nitems;
+      nitems += (B.last - B.first + 1 + chunk - 1) / chunk;
+      L->blocks[L->nblocks++] = B;
+    }
+    L->block_item0[L->nblocks] = nitems;
+    L->nitems = nitems;
+    L->items = malloc((size_t)(nitems > 0 ? nitems : 1) * sizeof *L->items);
+    if (!L->items) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level %d of order %d", i, n);
+      goto out;
+    }
+    for (int b = 0; b < L->nblocks; b++) {
+      int m = L->blocks[b].last - L->blocks[b].first + 1;
+      for (int t = 0, e = 0; e < m; t++, e += chunk)
+        L->items[L->block_item0[b] + t] =
+            (pscr_item){.block = b, .e0 = e, .e1 = e + chunk < m ? e + chunk : m};
+    }
+    if (nitems > lv->max_items)
+      lv->max_items = nitems;
+    for (int x = 0; x < n; x++)
+      if (in_cur[x]) {
+        L->j[L->nj] = x;
+        L->jleft[L->nj] = x > 0 ? blk_end[x - 1] : -1;
+        L->jright[L->nj] = x < n - 1 ? blk_start[x + 1] : -1;
+        L->nj++;
+      }
+    lv->bytes += (size_t)(nj + 1) * sizeof *L->blocks + (size_t)nitems * sizeof *L->items +
+                 (size_t)(3 * nj + nj + 2) * sizeof(int);
+    char *t = in_prev;
+    in_prev = in_cur;
+    in_cur = t;
+  }
+out:
+  free(in_prev);
+  free(in_cur);
+  free(blk_end);
+  free(blk_start);
+  if (st != PSCR_SUCCESS)
+    pscr_levels_free(lv);
+  return st;
+}

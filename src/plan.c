@@ -1,0 +1,325 @@
+/*
+ * pscr_plan_create / destroy / info: validation, owned factor copies, level
+ * structure and the initialization stage (paper section 4.2, eq. 23): the
+ * generalized eigenproblems A1[B,B] w = lambda M1[B,B] w of every block of
+ * every level, keeping lambda and the eigenvector components at D(B),
+ * first(B) and last(B).
+ */
+#include "plan.h"
+
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "eigen.h"
+#include "error.h"
+
+/* Eigenpairs per work item: small enough that one big block spreads over
+   threads, large enough that per-item buffers stay a small fraction of a
+   level's work. */
+#define PSCR_ITEM_CHUNK 32
+
+static size_t pscr_dtype_elem(pscr_dtype dtype)
+{
+  switch (dtype) {
+  case PSCR_R64: return sizeof(double);
+  case PSCR_C64: return sizeof(pscr_z);
+  case PSCR_R32: return sizeof(float);
+  case PSCR_C32: return 2 * sizeof(float);
+  }
+  return 0;
+}
+
+/* Scalars read from caller arrays of the plan's dtype (R64 or C64). */
+static pscr_z pscr_load(pscr_dtype dtype, const void *a, size_t i)
+{
+  return dtype == PSCR_R64 ? ((const double *)a)[i] : ((const pscr_z *)a)[i];
+}
+
+static pscr_status pscr_check_array(pscr_dtype dtype, const void *a, int count, int dim,
+                                    const char *what)
+{
+  if (count > 0 && !a)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: %s is NULL", dim + 1, what);
+  for (int i = 0; i < count; i++)
+    if (!pscr_finite_z(pscr_load(dtype, a, (size_t)i)))
+      return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "pencil %d: %s[%d] is not finite", dim + 1,
+                        what, i);
+  return PSCR_SUCCESS;
+}
+
+static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                                 const pscr_pencil *pencils, const void *shift,
+                                 const pscr_options *opts)
+{
+  if (!plan)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "plan is NULL");
+  if (dtype != PSCR_R64 && dtype != PSCR_C64 && dtype != PSCR_R32 && dtype != PSCR_C32)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown dtype %d", (int)dtype);
+  if (ndim != 2 && ndim != 3)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "ndim is %d, must be 2 or 3", ndim);
+  if (!pencils)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencils is NULL");
+  if (!shift)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "shift is NULL");
+  if (opts) {
+    if (opts->backend != PSCR_BACKEND_AUTO && opts->backend != PSCR_BACKEND_CPU &&
+        opts->backend != PSCR_BACKEND_CUDA)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown backend %d", (int)opts->backend);
+    if (opts->num_threads < 0)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "num_threads is %d", opts->num_threads);
+    if (opts->device < 0)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device is %d", opts->device);
+  }
+  for (int d = 0; d < ndim; d++)
+    if (pencils[d].n < 1)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d", d + 1, pencils[d].n);
+  if (dtype == PSCR_R32 || dtype == PSCR_C32)
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "single precision is not implemented yet");
+  for (int d = 0; d < ndim; d++) {
+    const pscr_pencil *p = &pencils[d];
+    pscr_status st;
+    if ((st = pscr_check_array(dtype, p->a_diag, p->n, d, "a_diag")) ||
+        (st = pscr_check_array(dtype, p->a_off, p->n - 1, d, "a_off")) ||
+        (st = pscr_check_array(dtype, p->m_diag, p->n, d, "m_diag")))
+      return st;
+    if (p->m_off && (st = pscr_check_array(dtype, p->m_off, p->n - 1, d, "m_off")))
+      return st;
+  }
+  if (!pscr_finite_z(pscr_load(dtype, shift, 0)))
+    return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "shift is not finite");
+  return PSCR_SUCCESS;
+}
+
+/* Owned copies of the factors in the compute type, off-diagonals zero-filled. */
+static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
+{
+  size_t count = 0;
+  for (int d = 0; d < p->ndim; d++)
+    count += 4 * (size_t)p->n[d];
+  p->factor_storage = calloc(count, p->elem);
+  if (!p->factor_storage)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "factor copies (%zu bytes)", count * p->elem);
+  p->host_bytes += count * p->elem;
+  char *at = p->factor_storage;
+  for (int d = 0; d < p->ndim; d++) {
+    const pscr_pencil *q = &pencils[d];
+    size_t n = (size_t)q->n, bytes = n * p->elem, off = (n - 1) * p->elem;
+    char *ad = at, *ao = at + bytes, *md = at + 2 * bytes, *mo = at + 3 * bytes;
+    at += 4 * bytes;
+    memcpy(ad, q->a_diag, bytes);
+    memcpy(md, q->m_diag, bytes);
+    if (n > 1) {
+      memcpy(ao, q->a_off, off);
+      if (q->m_off)
+        memcpy(mo, q->m_off, off);
+    }
+    int nn = q->n;
+    p->fac_d[d] = (pscr_factor_d){{nn, (double *)ad, (double *)ao}, {nn, (double *)md, (double *)mo}};
+    p->fac_z[d] = (pscr_factor_z){{nn, (pscr_z *)ad, (pscr_z *)ao}, {nn, (pscr_z *)md, (pscr_z *)mo}};
+  }
+  return PSCR_SUCCESS;
+}
+
+/* The eigenproblem of one block: lambda and w at the PSCR_W_SLOTS slots. */
+static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
+{
+  int m = B->last - B->first + 1, sel[PSCR_W_SLOTS], nsel = 0;
+  for (int q = 0; q < B->nd; q++)
+    sel[nsel++] = B->d[q] - B->first;
+  sel[nsel++] = 0;
+  sel[nsel++] = m - 1;
+  void *wsel = malloc((size_t)m * (size_t)nsel * p->elem);
+  if (!wsel)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigenvectors of a block of order %d", m);
+  pscr_status st;
+  size_t f = (size_t)B->first;
+  char *lam = (char *)p->lambda[d] + B->eig * p->elem;
+  if (p->dtype == PSCR_R64) {
+    const pscr_factor_d *F = &p->fac_d[d];
+    st = pscr_eigen_real(m, F->a.diag + f, F->a.off + f, F->m.diag + f, F->m.off + f,
+                         (double *)lam, nsel, sel, wsel);
+  } else {
+    const pscr_factor_z *F = &p->fac_z[d];
+    st = pscr_eigen_complex(m, F->a.diag + f, F->a.off + f, F->m.diag + f, F->m.off + f,
+                            (pscr_z *)lam, nsel, sel, wsel);
+  }
+  if (st == PSCR_SUCCESS) {
+    /* Scatter to the fixed slots: D(B) in 0..nd-1, first and last. */
+    char *w = (char *)p->w[d] + B->eig * PSCR_W_SLOTS * p->elem;
+    for (int e = 0; e < m; e++) {
+      char *dst = w + (size_t)e * PSCR_W_SLOTS * p->elem;
+      const char *src = (const char *)wsel + (size_t)e * nsel * p->elem;
+      for (int q = 0; q < B->nd; q++)
+        memcpy(dst + (size_t)q * p->elem, src + (size_t)q * p->elem, p->elem);
+      memcpy(dst + PSCR_W_FIRST * p->elem, src + (size_t)B->nd * p->elem, p->elem);
+      memcpy(dst + PSCR_W_LAST * p->elem, src + (size_t)(B->nd + 1) * p->elem, p->elem);
+    }
+  }
+  free(wsel);
+  return st;
+}
+
+typedef struct pscr_task {
+  int level, block;
+} pscr_task;
+
+/* Eigen data of dimension d (0-based) for every block of every level. */
+static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
+{
+  pscr_levels *lv = &p->lv[d];
+  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_CHUNK);
+  if (st)
+    return st;
+  p->host_bytes += lv->bytes;
+  p->lambda[d] = malloc((lv->neig ? lv->neig : 1) * p->elem);
+  p->w[d] = malloc((lv->neig ? lv->neig : 1) * PSCR_W_SLOTS * p->elem);
+  size_t ntask = 0;
+  for (int i = 0; i < lv->k; i++)
+    ntask += (size_t)lv->level[i].nblocks;
+  pscr_task *task = malloc((ntask ? ntask : 1) * sizeof *task);
+  if (!p->lambda[d] || !p->w[d] || !task) {
+    free(task);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen data of dimension %d", d + 1);
+  }
+  p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->elem;
+  /* Largest blocks (top levels) first so the dynamic schedule balances. */
+  size_t t = 0;
+  for (int i = lv->k - 1; i >= 0; i--)
+    for (int b = 0; b < lv->level[i].nblocks; b++)
+      task[t++] = (pscr_task){i, b};
+
+  int first_error = PSCR_SUCCESS; /* an int: OpenMP atomics want a plain scalar */
+  char detail[400] = "";
+#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nthreads)
+  for (size_t q = 0; q < ntask; q++) {
+    int failed;
+#pragma omp atomic read
+    failed = first_error;
+    if (failed)
+      continue;
+    const pscr_block *B = &lv->level[task[q].level].blocks[task[q].block];
+    pscr_status s = pscr_block_eigen(p, d, B);
+    if (s != PSCR_SUCCESS) {
+      /* The detail message is thread-local: hand it to the calling thread. */
+#pragma omp critical(pscr_plan_error)
+      if (first_error == PSCR_SUCCESS) {
+        snprintf(detail, sizeof detail, "pencil %d, level %d, block %d..%d: %s", d + 1,
+                 task[q].level + 1, B->first + 1, B->last + 1, pscr_last_error());
+#pragma omp atomic write
+        first_error = (int)s;
+      }
+    }
+  }
+  free(task);
+  if (first_error != PSCR_SUCCESS)
+    return PSCR_ERROR((pscr_status)first_error, "%s", detail);
+  return PSCR_SUCCESS;
+}
+
+static pscr_status pscr_select_backend(pscr_plan *p)
+{
+  pscr_backend want = p->opts.backend;
+  const pscr_backend_ops *cuda = pscr_cuda_backend();
+  if (want == PSCR_BACKEND_CUDA) {
+    if (!PSCR_HAVE_CUDA)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "this build has no CUDA backend");
+    if (pscr_cuda_device_count() <= p->opts.device)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no CUDA device %d", p->opts.device);
+    if (!cuda)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "the CUDA backend is not implemented yet");
+    p->backend = PSCR_BACKEND_CUDA;
+    p->ops = cuda;
+    return PSCR_SUCCESS;
+  }
+  if (want == PSCR_BACKEND_AUTO && cuda && pscr_cuda_device_count() > p->opts.device) {
+    p->backend = PSCR_BACKEND_CUDA;
+    p->ops = cuda;
+    return PSCR_SUCCESS;
+  }
+  p->backend = PSCR_BACKEND_CPU;
+  p->ops = &pscr_cpu_backend;
+  return PSCR_SUCCESS;
+}
+
+pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                             const pscr_pencil *pencils, const void *shift,
+                             const pscr_options *opts)
+{
+  pscr_error_clear();
+  pscr_status st = pscr_validate(plan, dtype, ndim, pencils, shift, opts);
+  if (plan)
+    *plan = NULL;
+  if (st)
+    return st;
+  pscr_plan *p = calloc(1, sizeof *p);
+  if (!p)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "plan object");
+  p->dtype = dtype;
+  p->ndim = ndim;
+  p->elem = pscr_dtype_elem(dtype);
+  p->total = 1;
+  p->n[2] = 1;
+  for (int d = 0; d < ndim; d++) {
+    p->n[d] = pencils[d].n;
+    p->total *= (size_t)pencils[d].n;
+  }
+  if (opts)
+    p->opts = *opts;
+  else
+    pscr_options_init(&p->opts);
+  p->nthreads = p->opts.num_threads > 0 ? p->opts.num_threads : omp_get_max_threads();
+  pscr_z c = pscr_load(dtype, shift, 0);
+  p->shift[0] = creal(c);
+  p->shift[1] = cimag(c);
+
+  if ((st = pscr_select_backend(p)) || (st = pscr_copy_factors(p, pencils)))
+    goto out_destroy;
+  for (int d = 0; d < ndim - 1; d++)
+    if ((st = pscr_dimension_eigen(p, d)))
+      goto out_destroy;
+  if ((st = p->ops->setup(p)))
+    goto out_destroy;
+  *plan = p;
+  return PSCR_SUCCESS;
+
+out_destroy:
+  pscr_plan_destroy(p);
+  return st;
+}
+
+void pscr_plan_destroy(pscr_plan *p)
+{
+  if (!p)
+    return;
+  if (p->ops)
+    p->ops->destroy(p);
+  for (int d = 0; d < 2; d++) {
+    pscr_levels_free(&p->lv[d]);
+    free(p->lambda[d]);
+    free(p->w[d]);
+  }
+  free(p->factor_storage);
+  free(p);
+}
+
+pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
+{
+  pscr_error_clear();
+  if (!p || !info)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", p ? "info" : "plan");
+  memset(info, 0, sizeof *info);
+  info->backend = p->backend;
+  info->dtype = p->dtype;
+  info->ndim = p->ndim;
+  for (int d = 0; d < 3; d++)
+    info->n[d] = p->n[d];
+  for (int d = 0; d < p->ndim - 1; d++) {
+    info->levels[d] = p->lv[d].k;
+    info->eigenpairs += p->lv[d].neig;
+  }
+  info->workspace_bytes = p->host_bytes;
+  info->device_bytes = p->device_bytes;
+  return PSCR_SUCCESS;
+}

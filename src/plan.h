@@ -1,0 +1,55 @@
+/* The plan object: everything a solve needs, built once (DESIGN.md section 3). */
+#ifndef PSCR_PLAN_H
+#define PSCR_PLAN_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "kron.h"
+#include "levels.h"
+#include "pscr.h"
+
+struct pscr_plan {
+  pscr_dtype dtype;
+  int ndim;
+  int n[3];     /* n[2] = 1 in 2D */
+  size_t total; /* n1 n2 (n3) */
+  size_t elem;  /* bytes per element of dtype */
+  pscr_options opts;
+  pscr_backend backend; /* resolved: CPU or CUDA */
+  int nthreads;         /* CPU threads used by a solve */
+
+  /* Owned copies of the factors in double or double complex (the compute
+     type); off-diagonals always present (zeros when the caller passed NULL). */
+  void *factor_storage;
+  pscr_factor_d fac_d[3];
+  pscr_factor_z fac_z[3];
+  double shift[2]; /* c as (re, im) */
+
+  /* Reduction structure and eigen data of dimensions 1 .. ndim-1 (0-based:
+     0 .. ndim-2): lambda[neig], w[neig * PSCR_W_SLOTS] in the compute type. */
+  pscr_levels lv[2];
+  void *lambda[2];
+  void *w[2];
+
+  /* CPU backend workspace (cpu_solve.c). */
+  void *cpu_ws;
+  size_t cpu_ws_bytes;
+
+  /* The backend that runs the levels, and its private data. */
+  const pscr_backend_ops *ops;
+  void *backend_data;
+
+  size_t host_bytes, device_bytes;
+};
+
+/* Slab length below dimension d: prod_{e > d} n_e. */
+static inline size_t pscr_plan_slab(const pscr_plan *p, int d)
+{
+  size_t s = 1;
+  for (int e = d + 1; e < p->ndim; e++)
+    s *= (size_t)p->n[e];
+  return s;
+}
+
+#endif
