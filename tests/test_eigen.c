@@ -1,0 +1,606 @@
+/*
+ * Eigen module (eigen/): generalized eigenproblems A w = lambda M w of
+ * symmetric tridiagonal pencils, real and complex symmetric (paper section
+ * 4.2, eq. 23).
+ *
+ * One test body for every pencil in the case table (the real pencils run
+ * through pscr_eigen_real and are checked in the same complex arithmetic).
+ * Oracles and bounds, with eps = DBL_EPSILON and C = EIG_TEST_C = 10:
+ *
+ *   eigenvalues   vs LAPACKE dsbgv (real, every n) or zggev on the dense
+ *                 pencil (complex, n <= 300, matched to the nearest):
+ *                 |lambda_j - ref_j| <= C n eps max_k |ref_k|
+ *                 (complex: times sqrt(2), Ginkgo's convention).
+ *   residuals     for every j (full W, every n):
+ *                 ||A w_j - lambda_j M w_j||_inf
+ *                     <= C n eps (||A||_inf + |lambda_j| ||M||_inf) ||w_j||_inf,
+ *                 the normwise backward error of an eigenpair of a pencil
+ *                 (scaled by n eps ||A||, plus the lambda M term that is part
+ *                 of the residual).
+ *   orthogonality (n <= 1000): real: max_jk |(W^T M W - I)_jk| <= C n eps.
+ *                 complex: the bilinear form x^T M y is no inner product,
+ *                 so each entry is scaled by its rounding scale
+ *                 |w_j|^T |M| |w_k| (>= 1 on the diagonal):
+ *                 |(W^T M W - I)_jk| <= sqrt(2) C n eps max(1, |w_j|^T|M||w_k|).
+ *   selection     sel mode (5 rows, in any order with a repeat) returns
+ *                 exactly (bitwise) the matching entries of the full mode.
+ */
+#define _POSIX_C_SOURCE 200809L /* clock_gettime under -std=c11 */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <lapacke.h>
+
+#include "eigen.h"
+#include "test_util.h"
+
+#define EIG_TEST_C 10.0
+
+typedef enum gen {
+  R_DIAG_M,   /* random A, random positive diagonal M */
+  R_TRI_M,    /* random A, random diagonally dominant tridiagonal M */
+  R_POISSON,  /* FE Poisson on a non-uniform mesh (stiffness, mass) */
+  R_WILKINSON,/* Wilkinson W+ (pairs of nearly equal eigenvalues), M = I */
+  R_GLUED,    /* copies of a block glued by 1e-12: tight clusters, tridiag M */
+  C_HELMHOLTZ,/* Helmholtz with 2nd-order ABC, eqs. 33-35 */
+  C_RAND_TRI, /* random complex symmetric, well conditioned tridiagonal M */
+  C_RAND_DIAG /* random complex symmetric, complex diagonal M */
+} gen;
+
+static const struct {
+  gen g;
+  const char *name;
+  int is_complex;
+} gens[] = {
+    {R_DIAG_M, "real, diagonal M", 0},      {R_TRI_M, "real, tridiagonal M", 0},
+    {R_POISSON, "real, Poisson", 0},        {R_WILKINSON, "real, Wilkinson W+", 0},
+    {R_GLUED, "real, glued clusters", 0},   {C_HELMHOLTZ, "complex, Helmholtz ABC", 1},
+    {C_RAND_TRI, "complex, tridiagonal M", 1}, {C_RAND_DIAG, "complex, diagonal M", 1},
+};
+static const int sizes[] = {1, 2, 3, 5, 17, 100, 1000, 4000};
+#define NGENS ((int)(sizeof(gens) / sizeof(gens[0])))
+#define NSIZES ((int)(sizeof(sizes) / sizeof(sizes[0])))
+
+/* A pencil, always held as complex (imaginary parts zero when real). */
+typedef struct pencil {
+  int n, is_complex;
+  double complex *ad, *ao, *md, *mo; /* mo NULL: M diagonal */
+} pencil;
+
+static void pencil_free(pencil *p)
+{
+  free(p->ad);
+  free(p->ao);
+  free(p->md);
+  free(p->mo);
+}
+
+/* Non-uniform mesh steps h_0..h_{m-1} with sum 1 (ratios up to 3). */
+static double *mesh_steps(int m, tu_rng *rng)
+{
+  double *h = malloc((size_t)m * sizeof(double)), sum = 0.0;
+  for (int i = 0; i < m; i++) {
+    h[i] = 1.0 + 2.0 * tu_uniform(rng);
+    sum += h[i];
+  }
+  for (int i = 0; i < m; i++)
+    h[i] /= sum;
+  return h;
+}
+
+static pencil make_pencil(gen g, int n, uint64_t seed)
+{
+  pencil p = {n, 0, NULL, NULL, NULL, NULL};
+  size_t sz = sizeof(double complex);
+  p.ad = calloc((size_t)n, sz);
+  p.ao = calloc((size_t)n, sz); /* n-1 used; n keeps n == 1 non-NULL */
+  p.md = calloc((size_t)n, sz);
+  int tri_m = g == R_TRI_M || g == R_POISSON || g == R_GLUED || g == C_HELMHOLTZ ||
+              g == C_RAND_TRI;
+  if (tri_m)
+    p.mo = calloc((size_t)n, sz);
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  switch (g) {
+  case R_DIAG_M:
+  case R_TRI_M:
+    for (int i = 0; i < n; i++) {
+      p.ad[i] = tu_symm(&rng);
+      p.ao[i] = tu_symm(&rng);
+      p.md[i] = g == R_DIAG_M ? 0.5 + 1.5 * tu_uniform(&rng) : 2.5 + 0.5 * tu_uniform(&rng);
+      if (tri_m)
+        p.mo[i] = tu_symm(&rng);
+    }
+    break;
+  case R_POISSON: { /* n interior nodes, n+1 steps, Dirichlet ends */
+    double *h = mesh_steps(n + 1, &rng);
+    for (int i = 0; i < n; i++) {
+      p.ad[i] = 1.0 / h[i] + 1.0 / h[i + 1];
+      p.ao[i] = -1.0 / h[i + 1];
+      p.md[i] = (h[i] + h[i + 1]) / 3.0;
+      p.mo[i] = h[i + 1] / 6.0;
+    }
+    free(h);
+    break;
+  }
+  case R_WILKINSON:
+    for (int i = 0; i < n; i++) {
+      p.ad[i] = fabs(i - 0.5 * (n - 1));
+      p.ao[i] = 1.0;
+      p.md[i] = 1.0;
+    }
+    break;
+  case R_GLUED: { /* copies of one random block of order <= 7 */
+    int b = n < 7 ? n : 7;
+    double blk[3][7];
+    for (int i = 0; i < b; i++) {
+      blk[0][i] = tu_symm(&rng);
+      blk[1][i] = tu_symm(&rng);
+      blk[2][i] = 0.5 * tu_symm(&rng);
+    }
+    for (int i = 0; i < n; i++) {
+      int k = i % b, last = k == b - 1;
+      p.ad[i] = blk[0][k];
+      p.ao[i] = last ? 1e-12 : blk[1][k];
+      p.md[i] = 2.0;
+      p.mo[i] = last ? 1e-12 : blk[2][k];
+    }
+    break;
+  }
+  case C_HELMHOLTZ: { /* eqs. 33-35: n nodes, n-1 steps, omega h ~ 0.3 */
+    double omega = 0.3 * n + 1.0;
+    double *h = mesh_steps(n > 1 ? n - 1 : 1, &rng);
+    for (int l = 0; l < n; l++) {
+      if (n == 1) {
+        p.ad[0] = 1.0 / h[0] - I * omega;
+        p.md[0] = h[0] / 3.0 + I / omega;
+        break;
+      }
+      if (l == 0 || l == n - 1) {
+        double hh = l == 0 ? h[0] : h[n - 2];
+        p.ad[l] = 1.0 / hh - I * omega / 2.0;
+        p.md[l] = hh / 3.0 + I / (2.0 * omega);
+      } else {
+        p.ad[l] = (h[l - 1] + h[l]) / (h[l - 1] * h[l]);
+        p.md[l] = (h[l - 1] + h[l]) / 3.0;
+      }
+      if (l < n - 1) {
+        p.ao[l] = -1.0 / h[l];
+        p.mo[l] = h[l] / 6.0;
+      }
+    }
+    free(h);
+    break;
+  }
+  case C_RAND_TRI:
+  case C_RAND_DIAG:
+    for (int i = 0; i < n; i++) {
+      p.ad[i] = CMPLX(tu_symm(&rng), tu_symm(&rng));
+      p.ao[i] = CMPLX(tu_symm(&rng), tu_symm(&rng));
+      p.md[i] = CMPLX(3.0 + tu_symm(&rng), 0.5 * tu_symm(&rng));
+      if (tri_m)
+        p.mo[i] = CMPLX(0.5 * tu_symm(&rng), 0.5 * tu_symm(&rng));
+    }
+    break;
+  }
+  if (n >= 1) { /* entries past n-1 are unused: keep them zero */
+    p.ao[n - 1] = 0.0;
+    if (p.mo)
+      p.mo[n - 1] = 0.0;
+  }
+  p.is_complex = g >= C_HELMHOLTZ;
+  return p;
+}
+
+/* Run the solver under test; complex outputs either way. */
+static pscr_status run_eigen(const pencil *p, double complex *lambda, int nsel, const int *sel,
+                             double complex *w)
+{
+  int n = p->n;
+  if (p->is_complex)
+    return pscr_eigen_complex(n, p->ad, p->ao, p->md, p->mo, lambda, nsel, sel, w);
+  double *buf = malloc((size_t)5 * n * sizeof(double));
+  double *wr = w ? malloc((size_t)n * nsel * sizeof(double)) : NULL;
+  for (int i = 0; i < n; i++) {
+    buf[i] = creal(p->ad[i]);
+    buf[n + i] = creal(p->ao[i]);
+    buf[2 * n + i] = creal(p->md[i]);
+    buf[3 * n + i] = p->mo ? creal(p->mo[i]) : 0.0;
+  }
+  pscr_status st = pscr_eigen_real(n, buf, buf + n, buf + 2 * n, p->mo ? buf + 3 * n : NULL,
+                                   buf + 4 * n, nsel, sel, wr);
+  for (int i = 0; i < n; i++)
+    lambda[i] = buf[4 * n + i];
+  if (w)
+    for (size_t k = 0; k < (size_t)n * nsel; k++)
+      w[k] = wr[k];
+  free(wr);
+  free(buf);
+  return st;
+}
+
+/* y = op x for the tridiagonal (diag, off; off NULL: diagonal); abs: |op| |x|. */
+static void tri_apply(int n, const double complex *diag, const double complex *off,
+                      const double complex *x, double complex *y)
+{
+  for (int i = 0; i < n; i++) {
+    double complex s = diag[i] * x[i];
+    if (off && i > 0)
+      s += off[i - 1] * x[i - 1];
+    if (off && i < n - 1)
+      s += off[i] * x[i + 1];
+    y[i] = s;
+  }
+}
+
+static double tri_norm(int n, const double complex *diag, const double complex *off)
+{
+  double m = 0.0;
+  for (int i = 0; i < n; i++) {
+    double r = cabs(diag[i]);
+    if (off && i > 0)
+      r += cabs(off[i - 1]);
+    if (off && i < n - 1)
+      r += cabs(off[i]);
+    m = fmax(m, r);
+  }
+  return m;
+}
+
+/* Reference eigenvalues: real dsbgv (ascending), complex zggev. 0 on success. */
+static int reference_eigenvalues(const pencil *p, double complex *ref)
+{
+  int n = p->n, info;
+  if (!p->is_complex) {
+    double *ab = calloc((size_t)2 * n, sizeof(double)), *bb = calloc((size_t)2 * n, sizeof(double));
+    double *wr = malloc((size_t)n * sizeof(double));
+    for (int j = 0; j < n; j++) { /* upper band storage, kd = 1 */
+      ab[2 * j + 1] = creal(p->ad[j]);
+      bb[2 * j + 1] = creal(p->md[j]);
+      if (j > 0) {
+        ab[2 * j] = creal(p->ao[j - 1]);
+        bb[2 * j] = p->mo ? creal(p->mo[j - 1]) : 0.0;
+      }
+    }
+    info = LAPACKE_dsbgv(LAPACK_COL_MAJOR, 'N', 'U', n, 1, 1, ab, 2, bb, 2, wr, NULL, 1);
+    for (int j = 0; j < n; j++)
+      ref[j] = wr[j];
+    free(ab);
+    free(bb);
+    free(wr);
+    return info;
+  }
+  size_t nn = (size_t)n * n;
+  double complex *A = calloc(nn, sizeof(double complex)), *B = calloc(nn, sizeof(double complex));
+  double complex *al = malloc((size_t)n * sizeof(double complex));
+  double complex *be = malloc((size_t)n * sizeof(double complex));
+  for (int j = 0; j < n; j++) {
+    A[(size_t)j * n + j] = p->ad[j];
+    B[(size_t)j * n + j] = p->md[j];
+    if (j < n - 1) {
+      A[(size_t)j * n + j + 1] = A[(size_t)(j + 1) * n + j] = p->ao[j];
+      if (p->mo)
+        B[(size_t)j * n + j + 1] = B[(size_t)(j + 1) * n + j] = p->mo[j];
+    }
+  }
+  info = LAPACKE_zggev(LAPACK_COL_MAJOR, 'N', 'N', n, A, n, B, n, al, be, NULL, 1, NULL, 1);
+  for (int j = 0; j < n; j++)
+    ref[j] = al[j] / be[j];
+  free(A);
+  free(B);
+  free(al);
+  free(be);
+  return info;
+}
+
+/* Largest eigenvalue error, matching each computed value to the nearest
+ * unused reference (sorted order for real spectra). */
+static double eigenvalue_error(int n, int is_complex, const double complex *lam,
+                               const double complex *ref)
+{
+  double err = 0.0;
+  if (!is_complex) {
+    for (int j = 0; j < n; j++)
+      err = fmax(err, cabs(lam[j] - ref[j]));
+    return err;
+  }
+  char *used = calloc((size_t)n, 1);
+  for (int j = 0; j < n; j++) {
+    int best = -1;
+    double bd = INFINITY;
+    for (int k = 0; k < n; k++)
+      if (!used[k] && cabs(lam[j] - ref[k]) < bd) {
+        bd = cabs(lam[j] - ref[k]);
+        best = k;
+      }
+    used[best] = 1;
+    err = fmax(err, bd);
+  }
+  free(used);
+  return err;
+}
+
+START_TEST(test_pencil)
+{
+  const int g = _i / NSIZES, n = sizes[_i % NSIZES];
+  const int cplx = gens[g].is_complex;
+  const double eps = DBL_EPSILON, c_bound = EIG_TEST_C * (cplx ? sqrt(2.0) : 1.0);
+  pencil p = make_pencil(gens[g].g, n, 1000u + (uint64_t)_i);
+  double complex *lam = malloc((size_t)n * sizeof(double complex));
+  double complex *w = malloc((size_t)n * n * sizeof(double complex));
+  ck_assert_ptr_nonnull(w);
+
+  pscr_status st = run_eigen(&p, lam, n, NULL, w);
+  ck_assert_msg(st == PSCR_SUCCESS, "%s n=%d: %s (%s)", gens[g].name, n,
+                pscr_status_string(st), pscr_last_error());
+
+  /* Sorted as documented. */
+  for (int j = 1; j < n; j++)
+    ck_assert(creal(lam[j - 1]) < creal(lam[j]) ||
+              (creal(lam[j - 1]) == creal(lam[j]) && cimag(lam[j - 1]) <= cimag(lam[j])));
+
+  /* Eigenvalues against LAPACK. */
+  if (!cplx || n <= 300) {
+    double complex *ref = malloc((size_t)n * sizeof(double complex));
+    ck_assert_int_eq(reference_eigenvalues(&p, ref), 0);
+    double scale = 0.0;
+    for (int j = 0; j < n; j++)
+      scale = fmax(scale, cabs(ref[j]));
+    double err = eigenvalue_error(n, cplx, lam, ref);
+    ck_assert_msg(err <= c_bound * n * eps * scale,
+                  "%s n=%d: eigenvalue error %.3g > %.3g (= %.2f C n eps max|lambda|)",
+                  gens[g].name, n, err, c_bound * n * eps * scale,
+                  err / (EIG_TEST_C * n * eps * scale));
+    free(ref);
+  }
+
+  /* Residuals of every eigenpair. */
+  double anorm = tri_norm(n, p.ad, p.ao), mnorm = tri_norm(n, p.md, p.mo);
+  double complex *x = malloc((size_t)n * sizeof(double complex));
+  double complex *ax = malloc((size_t)n * sizeof(double complex));
+  double complex *mx = malloc((size_t)n * sizeof(double complex));
+  double worst = 0.0;
+  for (int j = 0; j < n; j++) {
+    double xn = 0.0;
+    for (int i = 0; i < n; i++) {
+      x[i] = w[(size_t)j * n + i];
+      xn = fmax(xn, cabs(x[i]));
+    }
+    tri_apply(n, p.ad, p.ao, x, ax);
+    tri_apply(n, p.md, p.mo, x, mx);
+    double r = 0.0;
+    for (int i = 0; i < n; i++)
+      r = fmax(r, cabs(ax[i] - lam[j] * mx[i]));
+    double rel = r / ((anorm + cabs(lam[j]) * mnorm) * xn * n * eps);
+    worst = fmax(worst, rel);
+  }
+  ck_assert_msg(worst <= c_bound, "%s n=%d: residual %.3g n eps (||A|| + |lambda| ||M||) ||w|| > %g",
+                gens[g].name, n, worst, c_bound);
+
+  /* M-orthonormality, W^T M W = I (plain transpose). */
+  if (n <= 1000) {
+    double complex *mw = malloc((size_t)n * n * sizeof(double complex));
+    double *aw = malloc((size_t)n * n * sizeof(double)), *amw = malloc((size_t)n * n * sizeof(double));
+    double complex *absm_d = malloc((size_t)n * sizeof(double complex));
+    double complex *absm_o = malloc((size_t)n * sizeof(double complex));
+    for (int i = 0; i < n; i++) {
+      absm_d[i] = cabs(p.md[i]);
+      absm_o[i] = p.mo ? cabs(p.mo[i]) : 0.0;
+    }
+    for (int j = 0; j < n; j++) {
+      tri_apply(n, p.md, p.mo, w + (size_t)j * n, mw + (size_t)j * n);
+      for (int i = 0; i < n; i++) {
+        x[i] = cabs(w[(size_t)j * n + i]);
+        aw[(size_t)j * n + i] = creal(x[i]);
+      }
+      tri_apply(n, absm_d, p.mo ? absm_o : NULL, x, ax);
+      for (int i = 0; i < n; i++)
+        amw[(size_t)j * n + i] = creal(ax[i]);
+    }
+    double orth = 0.0;
+    for (int j = 0; j < n; j++)
+      for (int k = 0; k <= j; k++) {
+        const double complex *wj = w + (size_t)j * n, *mwk = mw + (size_t)k * n;
+        const double *awj = aw + (size_t)j * n, *amwk = amw + (size_t)k * n;
+        double complex s = 0.0;
+        double sa = 0.0;
+        for (int i = 0; i < n; i++) {
+          s += wj[i] * mwk[i];
+          sa += awj[i] * amwk[i];
+        }
+        double e = cabs(s - (j == k ? 1.0 : 0.0));
+        orth = fmax(orth, e / (n * eps * (cplx ? fmax(1.0, sa) : 1.0)));
+      }
+    ck_assert_msg(orth <= c_bound, "%s n=%d: |W^T M W - I| = %.3g n eps%s > %g", gens[g].name,
+                  n, orth, cplx ? " |w|^T|M||w|" : "", c_bound);
+    free(mw);
+    free(aw);
+    free(amw);
+    free(absm_d);
+    free(absm_o);
+  }
+
+  /* Selected components: exactly those of the full vectors. */
+  {
+    int sel[5] = {n - 1, 0, n / 2, n / 3, n - 1};
+    double complex *lam2 = malloc((size_t)n * sizeof(double complex));
+    double complex *ws = malloc((size_t)n * 5 * sizeof(double complex));
+    st = run_eigen(&p, lam2, 5 <= n ? 5 : n, sel, ws);
+    ck_assert_int_eq(st, PSCR_SUCCESS);
+    int ns = 5 <= n ? 5 : n;
+    for (int j = 0; j < n; j++) {
+      ck_assert(lam2[j] == lam[j]);
+      for (int s = 0; s < ns; s++)
+        ck_assert_msg(ws[(size_t)j * ns + s] == w[(size_t)j * n + sel[s]],
+                      "%s n=%d: sel mode differs at vector %d, row %d", gens[g].name, n, j,
+                      sel[s]);
+    }
+    /* Eigenvalues only (w NULL): the same values. */
+    st = run_eigen(&p, lam2, 0, NULL, NULL);
+    ck_assert_int_eq(st, PSCR_SUCCESS);
+    for (int j = 0; j < n; j++)
+      ck_assert(lam2[j] == lam[j]);
+    free(lam2);
+    free(ws);
+  }
+  printf("eigen %-26s n=%4d  residual %.2f  (units: n eps scaled, bound %.1f)\n",
+         gens[g].name, n, worst, c_bound);
+  free(x);
+  free(ax);
+  free(mx);
+  free(lam);
+  free(w);
+  pencil_free(&p);
+}
+END_TEST
+
+/* Error statuses of both entry points. */
+START_TEST(test_errors)
+{
+  double ad[3] = {2, 2, 2}, ao[2] = {-1, -1}, md[3] = {1, 1, 1}, mo[2] = {0.1, 0.1}, lam[3],
+         w[9];
+  int sel[2] = {0, 2}, badsel[1] = {3};
+  ck_assert_int_eq(pscr_eigen_real(0, ad, ao, md, NULL, lam, 1, NULL, NULL),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, NULL, ao, md, NULL, lam, 3, NULL, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, NULL, md, NULL, lam, 3, NULL, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, NULL, NULL, lam, 3, NULL, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, NULL, 3, NULL, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 0, sel, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 4, NULL, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 2, NULL, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 1, badsel, w),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert(strlen(pscr_last_error()) > 0);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 2, sel, w), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_eigen_real(1, ad, NULL, md, NULL, lam, 1, NULL, w), PSCR_SUCCESS);
+  ck_assert(tu_close(lam[0], 2.0, 0.0, 0.0) && tu_close(w[0], 1.0, 0.0, 0.0));
+
+  ad[1] = NAN;
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w),
+                   PSCR_ERROR_NON_FINITE);
+  ad[1] = 2.0;
+  mo[0] = INFINITY;
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w), PSCR_ERROR_NON_FINITE);
+  mo[0] = 0.1;
+
+  md[2] = -1.0; /* indefinite diagonal M */
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w),
+                   PSCR_ERROR_NOT_DEFINITE);
+  ck_assert_ptr_nonnull(strstr(pscr_last_error(), "positive definite"));
+  md[2] = 1.0;
+  mo[0] = mo[1] = 2.0; /* indefinite tridiagonal M: pivot 1 - 4 < 0 */
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w),
+                   PSCR_ERROR_NOT_DEFINITE);
+
+  /* Complex: M = [[0, 1], [1, 0]] has a zero pivot on either side. */
+  double complex cad[2] = {1, 2}, cao[1] = {0.5}, cmd[2] = {0, 0}, cmo[1] = {1}, clam[2],
+                 cw[4];
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, cmo, clam, 2, NULL, cw),
+                   PSCR_ERROR_NOT_DEFINITE);
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw),
+                   PSCR_ERROR_NOT_DEFINITE);
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, NULL, cmd, NULL, clam, 2, NULL, cw),
+                   PSCR_ERROR_INVALID_VALUE);
+  cad[0] = CMPLX(NAN, 0.0);
+  cmd[0] = cmd[1] = 1.0;
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, cmo, clam, 2, NULL, cw),
+                   PSCR_ERROR_NON_FINITE);
+  cad[0] = 1.0;
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw), PSCR_SUCCESS);
+  /* Isotropic eigenvector: A = [[1, i], [i, -1]], M = I is nilpotent
+   * (A^2 = 0); its only eigenvector (1, i) has w^T w = 0. */
+  double complex nad[2] = {1, -1}, nao[1] = {I};
+  pscr_status st = pscr_eigen_complex(2, nad, nao, cmd, NULL, clam, 2, NULL, cw);
+  ck_assert_msg(st == PSCR_ERROR_NOT_DEFINITE || st == PSCR_ERROR_EIGEN_FAILED,
+                "nilpotent pencil: %s", pscr_status_string(st));
+}
+END_TEST
+
+/* Concurrent calls give the serial results bit for bit (no shared state). */
+START_TEST(test_threads)
+{
+  const int n = 300, nsel = 5, nt = 4;
+  pencil p = make_pencil(C_HELMHOLTZ, n, 7);
+  int sel[5] = {0, 1, 150, 298, 299};
+  double complex *lam = malloc((size_t)(nt + 1) * n * sizeof(double complex));
+  double complex *w = malloc((size_t)(nt + 1) * n * nsel * sizeof(double complex));
+  int bad = 0;
+  ck_assert_int_eq(run_eigen(&p, lam, nsel, sel, w), PSCR_SUCCESS);
+#ifdef _OPENMP /* the CMake build links OpenMP through pscr */
+#pragma omp parallel for num_threads(4) reduction(+ : bad)
+#endif
+  for (int t = 1; t <= nt; t++)
+    bad += run_eigen(&p, lam + (size_t)t * n, nsel, sel, w + (size_t)t * n * nsel) !=
+           PSCR_SUCCESS;
+  ck_assert_int_eq(bad, 0);
+  for (int t = 1; t <= nt; t++) {
+    ck_assert(memcmp(lam, lam + (size_t)t * n, (size_t)n * sizeof(double complex)) == 0);
+    ck_assert(memcmp(w, w + (size_t)t * n * nsel, (size_t)n * nsel * sizeof(double complex)) ==
+              0);
+  }
+  free(lam);
+  free(w);
+  pencil_free(&p);
+}
+END_TEST
+
+static double now_s(void)
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* Timing (printed, not asserted): all eigenpairs, 5 components, order 8191. */
+START_TEST(test_timing)
+{
+  const int n = 8191, nsel = 5;
+  int sel[5] = {0, 1, 4095, 8189, 8190};
+  gen list[3] = {R_POISSON, R_DIAG_M, C_HELMHOLTZ};
+  for (int t = 0; t < 3; t++) {
+    pencil p = make_pencil(list[t], n, 11);
+    double complex *lam = malloc((size_t)n * sizeof(double complex));
+    double complex *w = malloc((size_t)n * nsel * sizeof(double complex));
+    double t0 = now_s();
+    pscr_status st = run_eigen(&p, lam, nsel, sel, w);
+    double t1 = now_s();
+    ck_assert_msg(st == PSCR_SUCCESS, "%s", pscr_last_error());
+    printf("eigen timing: %-24s n=%d nsel=%d: %.3f s (one thread)\n", gens[list[t]].name, n,
+           nsel, t1 - t0);
+    free(lam);
+    free(w);
+    pencil_free(&p);
+  }
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("eigen");
+  TCase *tc = tcase_create("pencils");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, test_pencil, 0, NGENS * NSIZES);
+  suite_add_tcase(s, tc);
+  TCase *te = tcase_create("errors");
+  tcase_add_test(te, test_errors);
+  tcase_add_test(te, test_threads);
+  suite_add_tcase(s, te);
+  TCase *tt = tcase_create("timing");
+  tcase_set_timeout(tt, 600);
+  tcase_add_test(tt, test_timing);
+  suite_add_tcase(s, tt);
+  return tu_run_suite(s);
+}
