@@ -122,14 +122,28 @@ static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
   return PSCR_SUCCESS;
 }
 
-/* The eigenproblem of one block: lambda and w at the PSCR_W_SLOTS slots. */
+/*
+ * The eigenproblem of one block: lambda and the eigenvector components at
+ * the PSCR_W_SLOTS slots (D(B), first, last). Slots may name the same row
+ * (first(B) is often in D(B)), so the eigensolver is asked for each distinct
+ * row once and the slots are filled from that.
+ */
 static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
 {
-  int m = B->last - B->first + 1, sel[PSCR_W_SLOTS], nsel = 0;
+  int m = B->last - B->first + 1, row[PSCR_W_SLOTS], slot_of[PSCR_W_SLOTS], sel[PSCR_W_SLOTS];
+  int nslot = 0, nsel = 0;
   for (int q = 0; q < B->nd; q++)
-    sel[nsel++] = B->d[q] - B->first;
-  sel[nsel++] = 0;
-  sel[nsel++] = m - 1;
+    row[nslot++] = B->d[q] - B->first;
+  row[nslot++] = 0;     /* first(B) */
+  row[nslot++] = m - 1; /* last(B) */
+  for (int q = 0; q < nslot; q++) {
+    int k = 0;
+    while (k < nsel && sel[k] != row[q])
+      k++;
+    if (k == nsel)
+      sel[nsel++] = row[q];
+    slot_of[q] = k;
+  }
   void *wsel = malloc((size_t)m * (size_t)nsel * p->elem);
   if (!wsel)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigenvectors of a block of order %d", m);
@@ -146,15 +160,16 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
                             (pscr_z *)lam, nsel, sel, wsel);
   }
   if (st == PSCR_SUCCESS) {
-    /* Scatter to the fixed slots: D(B) in 0..nd-1, first and last. */
+    /* Scatter: slots 0..nd-1 hold D(B), then first and last. */
     char *w = (char *)p->w[d] + B->eig * PSCR_W_SLOTS * p->elem;
     for (int e = 0; e < m; e++) {
       char *dst = w + (size_t)e * PSCR_W_SLOTS * p->elem;
       const char *src = (const char *)wsel + (size_t)e * nsel * p->elem;
-      for (int q = 0; q < B->nd; q++)
-        memcpy(dst + (size_t)q * p->elem, src + (size_t)q * p->elem, p->elem);
-      memcpy(dst + PSCR_W_FIRST * p->elem, src + (size_t)B->nd * p->elem, p->elem);
-      memcpy(dst + PSCR_W_LAST * p->elem, src + (size_t)(B->nd + 1) * p->elem, p->elem);
+      memset(dst, 0, PSCR_W_SLOTS * p->elem);
+      for (int q = 0; q < nslot; q++) {
+        int slot = q < B->nd ? q : (q == B->nd ? PSCR_W_FIRST : PSCR_W_LAST);
+        memcpy(dst + (size_t)slot * p->elem, src + (size_t)slot_of[q] * p->elem, p->elem);
+      }
     }
   }
   free(wsel);

@@ -598,7 +598,7 @@ static const struct conv_case {
     {"poisson 2D graded 0.5", PSCR_PROBLEM_POISSON, 2, 0.5, 0.0, {5, 10, 20, 40}},
     {"helmholtz 2D w=4 uniform", PSCR_PROBLEM_HELMHOLTZ, 2, 0.0, 4.0, {6, 12, 24, 48}},
     {"helmholtz 2D w=4 graded 0.5", PSCR_PROBLEM_HELMHOLTZ, 2, 0.5, 4.0, {6, 12, 24, 48}},
-    {"poisson 3D graded 0.3", PSCR_PROBLEM_POISSON, 3, 0.3, 0.0, {3, 5, 8, 12}},
+    {"poisson 3D graded 0.3", PSCR_PROBLEM_POISSON, 3, 0.3, 0.0, {4, 6, 10, 16}},
     {"helmholtz 3D w=3 uniform", PSCR_PROBLEM_HELMHOLTZ, 3, 0.0, 3.0, {6, 8, 10, 12}},
 };
 

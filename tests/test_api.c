@@ -1,0 +1,144 @@
+/* Public API basics: statuses, version, options, detail messages, operator. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "test_util.h"
+
+START_TEST(status_strings)
+{
+  /* Every status has its own text naming the code; unknown values are caught. */
+  static const pscr_status all[] = {
+      PSCR_SUCCESS,          PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_NOT_SUPPORTED,
+      PSCR_ERROR_NON_FINITE, PSCR_ERROR_NOT_DEFINITE,  PSCR_ERROR_EIGEN_FAILED,
+      PSCR_ERROR_SINGULAR,   PSCR_ERROR_HOST_ALLOC,    PSCR_ERROR_DEVICE_ALLOC,
+      PSCR_ERROR_DEVICE};
+  static const char *names[] = {
+      "PSCR_SUCCESS",          "PSCR_ERROR_INVALID_VALUE", "PSCR_ERROR_NOT_SUPPORTED",
+      "PSCR_ERROR_NON_FINITE", "PSCR_ERROR_NOT_DEFINITE",  "PSCR_ERROR_EIGEN_FAILED",
+      "PSCR_ERROR_SINGULAR",   "PSCR_ERROR_HOST_ALLOC",    "PSCR_ERROR_DEVICE_ALLOC",
+      "PSCR_ERROR_DEVICE"};
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+    const char *s = pscr_status_string(all[i]);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_msg(strncmp(s, names[i], strlen(names[i])) == 0, "%s -> %s", names[i], s);
+    for (size_t j = 0; j < i; j++)
+      ck_assert_str_ne(s, pscr_status_string(all[j]));
+  }
+  ck_assert_str_eq(pscr_status_string((pscr_status)1234), "unknown status");
+}
+END_TEST
+
+START_TEST(version)
+{
+  char expect[32];
+  snprintf(expect, sizeof expect, "%d.%d.%d", PSCR_VERSION_MAJOR, PSCR_VERSION_MINOR,
+           PSCR_VERSION_PATCH);
+  ck_assert_str_eq(pscr_version(), expect);
+}
+END_TEST
+
+START_TEST(options_defaults)
+{
+  pscr_options o;
+  memset(&o, 0x5a, sizeof o);
+  pscr_options_init(&o);
+  ck_assert_int_eq(o.backend, PSCR_BACKEND_AUTO);
+  ck_assert_int_eq(o.device, 0);
+  ck_assert_int_eq(o.num_threads, 0);
+  ck_assert_int_eq(o.check_finite, 1);
+  pscr_options_init(NULL); /* ignored, no crash */
+}
+END_TEST
+
+START_TEST(last_error_detail)
+{
+  pscr_plan *plan;
+  double one = 1.0, zero = 0.0;
+  pscr_pencil p[2] = {{3, &one, NULL, &one, NULL}, {-2, &one, NULL, &one, NULL}};
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &zero, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_msg(strstr(pscr_last_error(), "pencil 1: a_off is NULL") ||
+                    strstr(pscr_last_error(), "pencil 2: n is -2"),
+                "detail: %s", pscr_last_error());
+  /* A successful call clears the message. */
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(NULL, &info), PSCR_ERROR_INVALID_VALUE);
+  ck_assert(strlen(pscr_last_error()) > 0);
+  p[1].n = 1;
+  p[0].n = 1;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &zero, NULL), PSCR_SUCCESS);
+  ck_assert_str_eq(pscr_last_error(), "");
+  pscr_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(cuda_request)
+{
+  /* CUDA asked for explicitly: NOT_SUPPORTED in a CPU-only build or with no
+     device; AUTO always yields a working plan. */
+  double a = 2.0, m = 1.0, c = 0.0;
+  pscr_pencil p[2] = {{1, &a, NULL, &m, NULL}, {1, &a, NULL, &m, NULL}};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CUDA;
+  pscr_plan *plan = NULL;
+  pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o);
+  ck_assert_msg(st == PSCR_SUCCESS || st == PSCR_ERROR_NOT_SUPPORTED, "%s", pscr_status_string(st));
+  pscr_plan_destroy(plan);
+  o.backend = PSCR_BACKEND_AUTO;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_SUCCESS);
+  double f = 8.0, u = 0.0;
+  ck_assert_int_eq(pscr_solve(plan, &f, &u), PSCR_SUCCESS);
+  /* 1x1 operator: a m + m a = 4, so u = 2. */
+  ck_assert(tu_close(u, 2.0, 4 * DBL_EPSILON, 0));
+  pscr_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(operator_small)
+{
+  /* 2D, n = (2, 2): A = A1 (x) M2 + M1 (x) A2 + c M1 (x) M2 formed by hand. */
+  double a1d[2] = {2, 3}, a1o[1] = {-1}, m1d[2] = {4, 5}, m1o[1] = {1};
+  double a2d[2] = {1, 2}, a2o[1] = {0.5}, m2d[2] = {3, 1};
+  pscr_pencil p[2] = {{2, a1d, a1o, m1d, m1o}, {2, a2d, a2o, m2d, NULL}};
+  double c = 0.25;
+  double A1[2][2] = {{2, -1}, {-1, 3}}, M1[2][2] = {{4, 1}, {1, 5}};
+  double A2[2][2] = {{1, 0.5}, {0.5, 2}}, M2[2][2] = {{3, 0}, {0, 1}};
+  double u[4] = {1, -2, 0.5, 3}, out[4], norm;
+  ck_assert_int_eq(pscr_operator_apply(PSCR_R64, 2, p, &c, u, out), PSCR_SUCCESS);
+  double best = 0;
+  for (int i1 = 0; i1 < 2; i1++)
+    for (int i2 = 0; i2 < 2; i2++) {
+      double v = 0, row = 0;
+      for (int j1 = 0; j1 < 2; j1++)
+        for (int j2 = 0; j2 < 2; j2++) {
+          double a = A1[i1][j1] * M2[i2][j2] + M1[i1][j1] * A2[i2][j2] + c * M1[i1][j1] * M2[i2][j2];
+          v += a * u[j1 * 2 + j2];
+          row += fabs(a);
+        }
+      ck_assert(tu_close(out[i1 * 2 + i2], v, 8 * DBL_EPSILON, 0));
+      best = fmax(best, row);
+    }
+  ck_assert_int_eq(pscr_operator_norm_inf(PSCR_R64, 2, p, &c, &norm), PSCR_SUCCESS);
+  ck_assert(tu_close(norm, best, 8 * DBL_EPSILON, 0));
+  ck_assert_int_eq(pscr_operator_apply(PSCR_R64, 2, NULL, &c, u, out), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_operator_apply(PSCR_R64, 2, p, &c, NULL, out), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_operator_apply(PSCR_R64, 5, p, &c, u, out), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_operator_norm_inf(PSCR_R64, 2, p, &c, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_operator_apply(PSCR_R32, 2, p, &c, u, out), PSCR_ERROR_NOT_SUPPORTED);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("api");
+  TCase *tc = tcase_create("api");
+  tcase_add_test(tc, status_strings);
+  tcase_add_test(tc, version);
+  tcase_add_test(tc, options_defaults);
+  tcase_add_test(tc, last_error_detail);
+  tcase_add_test(tc, cuda_request);
+  tcase_add_test(tc, operator_small);
+  suite_add_tcase(s, tc);
+  return tu_run_suite(s);
+}

@@ -1,0 +1,491 @@
+/*
+ * CPU PSCR solver: backward error on random pencils of every kind, sizes
+ * covering 1..5 levels and every n1 mod 4, 2D and 3D, a dense LAPACKE
+ * reference for small N, in-place == out-of-place, linearity, O(h^2)
+ * convergence on manufactured solutions, and every bad-input status.
+ *
+ * Bounds (from the issue, not loosened): normwise backward error
+ * ||Au - f||_inf / (||A||_inf ||u||_inf + ||f||_inf) <= 1e-13 (real),
+ * <= 1e-11 (complex).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#define BERR_REAL 1e-13
+#define BERR_COMPLEX 1e-11
+
+typedef enum kind { POISSON, HELMHOLTZ, RANDOM_SPD, RANDOM_COMPLEX } kind;
+static const char *kind_name[] = {"poisson", "helmholtz", "random-spd", "random-complex"};
+
+/* A test operator with owned factor storage. */
+typedef struct op {
+  pscr_dtype dtype;
+  int ndim;
+  pscr_pencil pencils[3];
+  double shift[2];
+  double *store[3];
+} op;
+
+static void op_free(op *o)
+{
+  for (int d = 0; d < 3; d++)
+    free(o->store[d]);
+}
+
+/* Factors of one dimension of the given kind; n >= 1 (Helmholtz n >= 2). */
+static void make_pencil(op *o, int d, kind k, int n, tu_rng *rng)
+{
+  int cplx = o->dtype == PSCR_C64, w = cplx ? 2 : 1;
+  double *s = calloc((size_t)(4 * n + 4) * w, sizeof(double));
+  ck_assert_ptr_nonnull(s);
+  o->store[d] = s;
+  double *ad = s, *ao = s + (size_t)n * w, *md = s + (size_t)2 * n * w, *mo = s + (size_t)3 * n * w;
+  if (k == POISSON) {
+    double *h = malloc((size_t)(n + 1) * sizeof *h);
+    for (int i = 0; i <= n; i++)
+      h[i] = (0.5 + tu_uniform(rng)) / (n + 1); /* non-uniform: steps vary 3x */
+    ck_assert_int_eq(pscr_poisson_factors(n, h, ad, ao, md, mo), PSCR_SUCCESS);
+    free(h);
+  } else if (k == HELMHOLTZ) {
+    double *h = malloc((size_t)n * sizeof *h);
+    for (int i = 0; i < n - 1; i++)
+      h[i] = (0.5 + tu_uniform(rng)) / (n - 1);
+    ck_assert_int_eq(pscr_helmholtz_factors(n, h, 20.0, ad, ao, md, mo), PSCR_SUCCESS);
+    free(h);
+  } else {
+    /* Random symmetric A with a positive diagonal, SPD tridiagonal M
+       (diagonally dominant); complex: both complex symmetric with a modest
+       imaginary part (a lossy medium), so the shifted systems stay regular. */
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < w; c++) {
+        double re = c == 0;
+        ad[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.3 * tu_uniform(rng);
+        md[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.1 * tu_symm(rng);
+        if (i < n - 1) {
+          ao[i * w + c] = re ? -0.9 * tu_uniform(rng) : 0.1 * tu_symm(rng);
+          mo[i * w + c] = re ? 0.9 * tu_symm(rng) : 0.1 * tu_symm(rng);
+        }
+      }
+  }
+  o->pencils[d] = (pscr_pencil){n, ad, ao, md, (k == POISSON) ? NULL : mo};
+}
+
+static void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed)
+{
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  memset(o, 0, sizeof *o);
+  o->dtype = (k == HELMHOLTZ || k == RANDOM_COMPLEX) ? PSCR_C64 : PSCR_R64;
+  o->ndim = ndim;
+  for (int d = 0; d < ndim; d++)
+    make_pencil(o, d, k, n[d], &rng);
+  if (k == HELMHOLTZ) {
+    o->shift[0] = -400.0; /* c = -omega^2, omega = 20 */
+  } else if (k == RANDOM_COMPLEX) {
+    o->shift[0] = 0.5;
+    o->shift[1] = 0.25;
+  }
+}
+
+static void *random_vector(const op *o, uint64_t seed)
+{
+  size_t n = tu_size(o->ndim, o->pencils) * (o->dtype == PSCR_C64 ? 2 : 1);
+  double *f = malloc(n * sizeof *f);
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  for (size_t i = 0; i < n; i++)
+    f[i] = tu_symm(&rng);
+  return f;
+}
+
+/* Solve a random right-hand side; check the backward error bound and, for
+   N <= 1500, the dense reference. Returns the backward error. */
+static double check_solve(kind k, int ndim, const int *n, uint64_t seed)
+{
+  op o;
+  make_op(&o, k, ndim, n, seed);
+  size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  pscr_plan *plan = NULL;
+  pscr_status st = pscr_plan_create(&plan, o.dtype, ndim, o.pencils, o.shift, &opts);
+  ck_assert_msg(st == PSCR_SUCCESS, "%s n=%d,%d,%d: plan: %s (%s)", kind_name[k], n[0], n[1],
+                ndim == 3 ? n[2] : 1, pscr_status_string(st), pscr_last_error());
+  void *f = random_vector(&o, seed + 1);
+  void *u = malloc(N * es);
+  st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_SUCCESS, "solve: %s (%s)", pscr_status_string(st), pscr_last_error());
+  double berr = tu_backward_error(o.dtype, ndim, o.pencils, o.shift, u, f);
+  double bound = o.dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL;
+  printf("%-15s %dD n=%4d %4d %4d  backward error %.2e\n", kind_name[k], ndim, n[0], n[1],
+         ndim == 3 ? n[2] : 1, berr);
+  ck_assert_msg(berr <= bound, "%s %dD n=%d,%d,%d: backward error %.3e > %.0e", kind_name[k],
+                ndim, n[0], n[1], ndim == 3 ? n[2] : 1, berr, bound);
+  if (N <= 1500) {
+    void *ref = malloc(N * es);
+    ck_assert_int_eq(tu_dense_solve(o.dtype, ndim, o.pencils, o.shift, f, ref), 0);
+    double rel = tu_diff_inf(o.dtype, N, u, ref) / tu_norm_inf(o.dtype, N, ref);
+    /* Both solutions have backward errors near eps; these small operators have
+       condition numbers below 1e5, so the forward difference stays far below
+       1e-8. */
+    ck_assert_msg(rel <= 1e-8, "%s: differs from dense LAPACKE solve by %.3e", kind_name[k], rel);
+    free(ref);
+  }
+  free(f);
+  free(u);
+  pscr_plan_destroy(plan);
+  op_free(&o);
+  return berr;
+}
+
+/* ---------------------------------------------------------------- 2D sizes */
+static const int sizes_2d[][2] = {
+    {1, 1},   {1, 7},   {2, 5},    {3, 4},   {4, 3},   {5, 6},     {15, 9},  {16, 8},
+    {17, 11}, {63, 5},  {64, 12},  {65, 10}, {255, 4}, {256, 3},   {257, 6}, {1000, 17},
+    {1023, 8}, {1024, 9}, {1025, 7}, {70, 70}, {33, 40}, {200, 150},
+};
+#define N_SIZES_2D ((int)(sizeof sizes_2d / sizeof sizes_2d[0]))
+
+static void run_2d(kind k, int i)
+{
+  int n[2] = {sizes_2d[i][0], sizes_2d[i][1]};
+  if (k == HELMHOLTZ) { /* ABC factors need two nodes per dimension */
+    n[0] = n[0] < 2 ? 2 : n[0];
+    n[1] = n[1] < 2 ? 2 : n[1];
+  }
+  check_solve(k, 2, n, 1000u + (uint64_t)i);
+}
+
+START_TEST(solve_2d_poisson) { run_2d(POISSON, _i); }
+END_TEST
+START_TEST(solve_2d_helmholtz) { run_2d(HELMHOLTZ, _i); }
+END_TEST
+START_TEST(solve_2d_random_spd) { run_2d(RANDOM_SPD, _i); }
+END_TEST
+START_TEST(solve_2d_random_complex) { run_2d(RANDOM_COMPLEX, _i); }
+END_TEST
+
+/* ---------------------------------------------------------------- 3D sizes */
+static const int sizes_3d[][3] = {
+    {1, 1, 1}, {2, 3, 4}, {4, 4, 4},  {5, 6, 7},    {15, 4, 3}, {16, 5, 2},
+    {17, 3, 5}, {3, 17, 4}, {9, 10, 11}, {64, 6, 5}, {20, 65, 3}, {31, 31, 31},
+};
+#define N_SIZES_3D ((int)(sizeof sizes_3d / sizeof sizes_3d[0]))
+
+static void run_3d(kind k, int i)
+{
+  int n[3];
+  for (int d = 0; d < 3; d++)
+    n[d] = (k == HELMHOLTZ && sizes_3d[i][d] < 2) ? 2 : sizes_3d[i][d];
+  check_solve(k, 3, n, 2000u + (uint64_t)i);
+}
+
+START_TEST(solve_3d_poisson) { run_3d(POISSON, _i); }
+END_TEST
+START_TEST(solve_3d_helmholtz) { run_3d(HELMHOLTZ, _i); }
+END_TEST
+START_TEST(solve_3d_random_spd) { run_3d(RANDOM_SPD, _i); }
+END_TEST
+START_TEST(solve_3d_random_complex) { run_3d(RANDOM_COMPLEX, _i); }
+END_TEST
+
+/* Large cases: the operator check only (no dense reference). */
+START_TEST(solve_large)
+{
+  static const struct { kind k; int ndim, n[3]; } cases[] = {
+      {POISSON, 2, {1023, 1023, 1}},      {HELMHOLTZ, 2, {511, 700, 1}},
+      {RANDOM_COMPLEX, 2, {4096, 64, 1}}, {POISSON, 3, {63, 64, 65}},
+      {HELMHOLTZ, 3, {40, 33, 31}},
+  };
+  check_solve(cases[_i].k, cases[_i].ndim, cases[_i].n, 3000u + (uint64_t)_i);
+}
+END_TEST
+
+/* ------------------------------------------------ in place, linearity */
+START_TEST(in_place_equals_out_of_place)
+{
+  kind k = _i == 0 ? POISSON : RANDOM_COMPLEX;
+  int n[3] = {37, 21, 9};
+  op o;
+  make_op(&o, k, _i == 0 ? 2 : 3, n, 77);
+  size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  void *f = random_vector(&o, 5), *u = malloc(N * es), *g = malloc(N * es);
+  memcpy(g, f, N * es);
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(plan, g, g), PSCR_SUCCESS);
+  ck_assert_int_eq(memcmp(u, g, N * es), 0); /* same operations, same order: bitwise */
+  free(f);
+  free(u);
+  free(g);
+  pscr_plan_destroy(plan);
+  op_free(&o);
+}
+END_TEST
+
+START_TEST(linearity)
+{
+  /* solve(a f + b g) = a solve(f) + b solve(g) up to rounding (FFTW verify). */
+  int n[2] = {65, 30};
+  op o;
+  make_op(&o, RANDOM_SPD, 2, n, 9);
+  size_t N = tu_size(2, o.pencils);
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 2, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  double *f = random_vector(&o, 1), *g = random_vector(&o, 2), *h = malloc(N * sizeof *h);
+  double *uf = malloc(N * sizeof *uf), *ug = malloc(N * sizeof *ug), *uh = malloc(N * sizeof *uh);
+  for (size_t i = 0; i < N; i++)
+    h[i] = 0.75 * f[i] - 2.5 * g[i];
+  ck_assert_int_eq(pscr_solve(plan, f, uf), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(plan, g, ug), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(plan, h, uh), PSCR_SUCCESS);
+  double scale = tu_norm_inf(PSCR_R64, N, uh), err = 0;
+  for (size_t i = 0; i < N; i++)
+    err = fmax(err, fabs(uh[i] - (0.75 * uf[i] - 2.5 * ug[i])));
+  ck_assert_msg(err <= 1e3 * DBL_EPSILON * scale, "linearity error %.3e", err / scale);
+  free(f);
+  free(g);
+  free(h);
+  free(uf);
+  free(ug);
+  free(uh);
+  pscr_plan_destroy(plan);
+  op_free(&o);
+}
+END_TEST
+
+/* ------------------------------------------------ O(h^2) convergence */
+static void convergence(pscr_problem_kind kind, int ndim, double grading, const int *sizes, int count)
+{
+  double logh[8], logerr[8];
+  for (int r = 0; r < count; r++) {
+    int n[3] = {sizes[r], sizes[r] + (kind == PSCR_PROBLEM_HELMHOLTZ ? 0 : 1), sizes[r]};
+    pscr_problem *pb;
+    ck_assert_int_eq(pscr_problem_create(&pb, kind, ndim, n, NULL, grading, 6.0), PSCR_SUCCESS);
+    size_t N = tu_size(ndim, pb->pencils), es = tu_dtype_size(pb->dtype);
+    void *b = malloc(N * es), *ue = malloc(N * es), *u = malloc(N * es);
+    ck_assert_int_eq(pscr_problem_manufactured(pb, b, ue), PSCR_SUCCESS);
+    pscr_plan *plan;
+    ck_assert_int_eq(pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, NULL),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, b, u), PSCR_SUCCESS);
+    double hmax = 0;
+    for (int d = 0; d < ndim; d++) {
+      int steps = kind == PSCR_PROBLEM_POISSON ? n[d] + 1 : n[d] - 1;
+      for (int i = 0; i < steps; i++)
+        hmax = fmax(hmax, pb->h[d][i]);
+    }
+    double err = tu_diff_inf(pb->dtype, N, u, ue) / tu_norm_inf(pb->dtype, N, ue);
+    printf("convergence %s %dD grading %.2f n=%d h=%.3e error %.3e\n",
+           kind == PSCR_PROBLEM_POISSON ? "poisson" : "helmholtz", ndim, grading, n[0], hmax, err);
+    logh[r] = log(hmax);
+    logerr[r] = log(err);
+    pscr_plan_destroy(plan);
+    pscr_problem_destroy(pb);
+    free(b);
+    free(ue);
+    free(u);
+  }
+  /* Least-squares slope of log(err) against log(h). */
+  double mx = 0, my = 0, sxx = 0, sxy = 0;
+  for (int r = 0; r < count; r++) {
+    mx += logh[r] / count;
+    my += logerr[r] / count;
+  }
+  for (int r = 0; r < count; r++) {
+    sxx += (logh[r] - mx) * (logh[r] - mx);
+    sxy += (logh[r] - mx) * (logerr[r] - my);
+  }
+  double rate = sxy / sxx;
+  printf("  fitted rate %.3f\n", rate);
+  ck_assert_msg(rate >= 1.85 && rate <= 2.3, "convergence rate %.3f not O(h^2)", rate);
+}
+
+START_TEST(convergence_poisson_2d)
+{
+  static const int s[] = {31, 63, 127, 255, 511};
+  convergence(PSCR_PROBLEM_POISSON, 2, _i == 0 ? 0.0 : 0.6, s, 5);
+}
+END_TEST
+START_TEST(convergence_helmholtz_2d)
+{
+  static const int s[] = {32, 64, 128, 256, 512};
+  convergence(PSCR_PROBLEM_HELMHOLTZ, 2, _i == 0 ? 0.0 : 0.6, s, 5);
+}
+END_TEST
+START_TEST(convergence_3d)
+{
+  static const int s[] = {8, 16, 32, 64};
+  convergence(_i == 0 ? PSCR_PROBLEM_POISSON : PSCR_PROBLEM_HELMHOLTZ, 3, 0.5, s, 4);
+}
+END_TEST
+
+/* ------------------------------------------------ bad input */
+START_TEST(bad_input)
+{
+  int n[2] = {8, 6};
+  op o;
+  make_op(&o, POISSON, 2, n, 3);
+  pscr_plan *plan = (pscr_plan *)&o; /* must be overwritten with NULL on error */
+  ck_assert_int_eq(pscr_plan_create(NULL, PSCR_R64, 2, o.pencils, o.shift, NULL),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, NULL, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_ptr_null(plan);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 4, o.pencils, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 1, o.pencils, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, (pscr_dtype)9, 2, o.pencils, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = (pscr_backend)7;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, &opts), PSCR_ERROR_INVALID_VALUE);
+  pscr_options_init(&opts);
+  opts.num_threads = -1;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, &opts), PSCR_ERROR_INVALID_VALUE);
+
+  pscr_pencil bad[2] = {o.pencils[0], o.pencils[1]};
+  bad[1].n = 0;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  bad[1] = o.pencils[1];
+  bad[0].m_diag = NULL;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+
+  /* NaN / Inf in a factor and in the shift. */
+  double *ad = (double *)o.pencils[1].a_diag;
+  double keep = ad[2];
+  ad[2] = NAN;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NON_FINITE);
+  ck_assert_msg(strstr(pscr_last_error(), "pencil 2") != NULL, "detail: %s", pscr_last_error());
+  ad[2] = INFINITY;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NON_FINITE);
+  ad[2] = keep;
+  double inf_shift = INFINITY;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, &inf_shift, NULL), PSCR_ERROR_NON_FINITE);
+
+  /* Indefinite M1 (real). */
+  double *md = (double *)o.pencils[0].m_diag;
+  keep = md[5];
+  md[5] = -0.5;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NOT_DEFINITE);
+  ck_assert_msg(strstr(pscr_last_error(), "pencil 1") != NULL, "detail: %s", pscr_last_error());
+  md[5] = keep;
+
+  /* Single precision is a valid request this backend cannot serve yet. */
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NOT_SUPPORTED);
+
+  /* Solve-time checks. */
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  size_t N = 48;
+  double f[48], u[48];
+  for (size_t i = 0; i < N; i++)
+    f[i] = 1.0;
+  ck_assert_int_eq(pscr_solve(NULL, f, u), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_solve(plan, NULL, u), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_solve(plan, f, NULL), PSCR_ERROR_INVALID_VALUE);
+  f[17] = NAN;
+  for (size_t i = 0; i < N; i++)
+    u[i] = 42.0;
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_ERROR_NON_FINITE);
+  ck_assert(u[0] == 42.0); /* u not written */
+  ck_assert_int_eq(pscr_solve_device(plan, f, u, NULL), PSCR_ERROR_NOT_SUPPORTED);
+  pscr_plan_destroy(plan);
+  pscr_plan_destroy(NULL);
+  op_free(&o);
+}
+END_TEST
+
+START_TEST(singular_shift)
+{
+  /* Shifted subproblems that are exactly singular in floating point, so the
+     zero pivot is certain: n1 = 1 with A1 = 2, M1 = 1 gives lambda = 2
+     exactly, and c = -2 leaves A2 + (lambda + c) M2 = A2.
+     _i = 0: A2 = [[1, 1], [1, 1]] (pivot 1 - 1 * 1 = 0 in the second row);
+     _i = 1: A2 = [0] of order 1 (the first pivot is zero). */
+  double a1 = 2.0, m1 = 1.0, c = -2.0;
+  double a2d[2] = {1.0, 1.0}, a2o[1] = {1.0}, m2d[2] = {1.0, 1.0}, zero = 0.0;
+  pscr_pencil p[2] = {{1, &a1, NULL, &m1, NULL}, {2, a2d, a2o, m2d, NULL}};
+  if (_i == 1)
+    p[1] = (pscr_pencil){1, &zero, NULL, m2d, NULL};
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, NULL), PSCR_SUCCESS);
+  double f[2] = {1.0, 2.0}, u[2] = {5.0, 5.0};
+  pscr_status st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_ERROR_SINGULAR, "got %s", pscr_status_string(st));
+  ck_assert(isnan(u[0])); /* no silent garbage */
+  ck_assert(f[0] == 1.0 && f[1] == 2.0); /* f untouched */
+  /* In place: the caller is told, and the NaNs say it too. */
+  st = pscr_solve(plan, f, f);
+  ck_assert_int_eq(st, PSCR_ERROR_SINGULAR);
+  ck_assert(isnan(f[0]));
+  pscr_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(plan_info)
+{
+  int n[3] = {100, 20, 7};
+  op o;
+  make_op(&o, RANDOM_SPD, 3, n, 4);
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert_int_eq(info.backend, PSCR_BACKEND_CPU);
+  ck_assert_int_eq(info.ndim, 3);
+  ck_assert_int_eq(info.n[0], 100);
+  ck_assert_int_eq(info.n[2], 7);
+  ck_assert_int_eq(info.levels[0], 4); /* floor(log4 100) + 1 */
+  ck_assert_int_eq(info.levels[1], 3); /* floor(log4 20) + 1 */
+  ck_assert(info.workspace_bytes > 0);
+  ck_assert_int_eq(pscr_plan_info(NULL, &info), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_info(plan, NULL), PSCR_ERROR_INVALID_VALUE);
+  pscr_plan_destroy(plan);
+  op_free(&o);
+}
+END_TEST
+
+static Suite *solve_suite(void)
+{
+  Suite *s = suite_create("solve");
+  TCase *tc = tcase_create("2d");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, solve_2d_poisson, 0, N_SIZES_2D);
+  tcase_add_loop_test(tc, solve_2d_helmholtz, 0, N_SIZES_2D);
+  tcase_add_loop_test(tc, solve_2d_random_spd, 0, N_SIZES_2D);
+  tcase_add_loop_test(tc, solve_2d_random_complex, 0, N_SIZES_2D);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("3d");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, solve_3d_poisson, 0, N_SIZES_3D);
+  tcase_add_loop_test(tc, solve_3d_helmholtz, 0, N_SIZES_3D);
+  tcase_add_loop_test(tc, solve_3d_random_spd, 0, N_SIZES_3D);
+  tcase_add_loop_test(tc, solve_3d_random_complex, 0, N_SIZES_3D);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("large");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, solve_large, 0, 5);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("properties");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, in_place_equals_out_of_place, 0, 2);
+  tcase_add_test(tc, linearity);
+  tcase_add_test(tc, bad_input);
+  tcase_add_loop_test(tc, singular_shift, 0, 2);
+  tcase_add_test(tc, plan_info);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("convergence");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, convergence_poisson_2d, 0, 2);
+  tcase_add_loop_test(tc, convergence_helmholtz_2d, 0, 2);
+  tcase_add_loop_test(tc, convergence_3d, 0, 2);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void) { return tu_run_suite(solve_suite()); }

@@ -1,0 +1,206 @@
+#include "test_util.h"
+
+#include <lapacke.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tu_rng_seed(tu_rng *rng, uint64_t seed) { rng->state = seed * 0x9E3779B97F4A7C15ull + 1; }
+
+static uint64_t tu_next(tu_rng *rng)
+{
+  uint64_t z = (rng->state += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double tu_uniform(tu_rng *rng) { return (double)(tu_next(rng) >> 11) * 0x1.0p-53; }
+
+double tu_symm(tu_rng *rng) { return 2.0 * tu_uniform(rng) - 1.0; }
+
+int tu_close(double a, double b, double rtol, double atol)
+{
+  if (isnan(a) || isnan(b))
+    return 0;
+  if (a == b)
+    return 1;
+  double scale = fmax(fabs(a), fabs(b));
+  return fabs(a - b) <= rtol * scale + atol;
+}
+
+size_t tu_dtype_size(pscr_dtype dtype)
+{
+  switch (dtype) {
+  case PSCR_R64: return sizeof(double);
+  case PSCR_C64: return 2 * sizeof(double);
+  case PSCR_R32: return sizeof(float);
+  case PSCR_C32: return 2 * sizeof(float);
+  }
+  return 0;
+}
+
+static double tu_abs_at(pscr_dtype dtype, const void *x, size_t i)
+{
+  switch (dtype) {
+  case PSCR_R64: return fabs(((const double *)x)[i]);
+  case PSCR_C64: return cabs(((const double complex *)x)[i]);
+  case PSCR_R32: return fabs((double)((const float *)x)[i]);
+  case PSCR_C32: {
+    const float *p = (const float *)x + 2 * i;
+    return hypot(p[0], p[1]);
+  }
+  }
+  return NAN;
+}
+
+double tu_norm_inf(pscr_dtype dtype, size_t n, const void *x)
+{
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double a = tu_abs_at(dtype, x, i);
+    if (isnan(a))
+      return NAN;
+    if (a > m)
+      m = a;
+  }
+  return m;
+}
+
+double tu_diff_inf(pscr_dtype dtype, size_t n, const void *x, const void *y)
+{
+  double m = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double d;
+    if (dtype == PSCR_R64)
+      d = fabs(((const double *)x)[i] - ((const double *)y)[i]);
+    else if (dtype == PSCR_C64)
+      d = cabs(((const double complex *)x)[i] - ((const double complex *)y)[i]);
+    else if (dtype == PSCR_R32)
+      d = fabs((double)((const float *)x)[i] - (double)((const float *)y)[i]);
+    else {
+      const float *a = (const float *)x + 2 * i, *b = (const float *)y + 2 * i;
+      d = hypot((double)a[0] - b[0], (double)a[1] - b[1]);
+    }
+    if (isnan(d))
+      return NAN;
+    if (d > m)
+      m = d;
+  }
+  return m;
+}
+
+size_t tu_size(int ndim, const pscr_pencil *pencils)
+{
+  size_t n = 1;
+  for (int d = 0; d < ndim; d++)
+    n *= (size_t)pencils[d].n;
+  return n;
+}
+
+double tu_backward_error(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
+                         const void *shift, const void *u, const void *f)
+{
+  size_t n = tu_size(ndim, pencils), es = tu_dtype_size(dtype);
+  void *au = malloc(n * es);
+  double norm_a = NAN, result = NAN;
+  if (!au)
+    return NAN;
+  if (pscr_operator_apply(dtype, ndim, pencils, shift, u, au) != PSCR_SUCCESS ||
+      pscr_operator_norm_inf(dtype, ndim, pencils, shift, &norm_a) != PSCR_SUCCESS)
+    goto out;
+  {
+    double r = tu_diff_inf(dtype, n, au, f);
+    double denom = norm_a * tu_norm_inf(dtype, n, u) + tu_norm_inf(dtype, n, f);
+    result = denom > 0 ? r / denom : r;
+  }
+out:
+  free(au);
+  return result;
+}
+
+/* Dense tridiagonal entry (i, j) of A or M of pencil p, as double complex. */
+static double complex tu_tri(pscr_dtype dtype, const void *diag, const void *off, int i, int j)
+{
+  int lo = i < j ? i : j;
+  if (i == j)
+    return dtype == PSCR_R64 ? ((const double *)diag)[i] : ((const double complex *)diag)[i];
+  if (abs(i - j) != 1 || !off)
+    return 0;
+  return dtype == PSCR_R64 ? ((const double *)off)[lo] : ((const double complex *)off)[lo];
+}
+
+int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *p, const void *shift,
+                   const void *f, void *u)
+{
+  if (dtype != PSCR_R64 && dtype != PSCR_C64)
+    return -1001;
+  int nn[3] = {1, 1, 1};
+  for (int d = 0; d < ndim; d++)
+    nn[d + (3 - ndim)] = p[d].n;
+  /* Normalize to three dimensions with a leading 1x1 identity pencil pair. */
+  size_t N = tu_size(ndim, p);
+  double complex c = dtype == PSCR_R64 ? *(const double *)shift : *(const double complex *)shift;
+  double complex *A = calloc(N * N, sizeof *A);
+  int *ipiv = malloc(N * sizeof *ipiv);
+  int info = -1000;
+  if (!A || !ipiv)
+    goto out;
+  for (size_t row = 0; row < N; row++) {
+    int ri[3] = {(int)(row / ((size_t)nn[1] * nn[2])), (int)((row / nn[2]) % nn[1]),
+                 (int)(row % nn[2])};
+    for (int d0 = -1; d0 <= 1; d0++)
+      for (int d1 = -1; d1 <= 1; d1++)
+        for (int d2 = -1; d2 <= 1; d2++) {
+          int ci[3] = {ri[0] + d0, ri[1] + d1, ri[2] + d2};
+          int ok = 1;
+          for (int k = 0; k < 3; k++)
+            ok &= ci[k] >= 0 && ci[k] < nn[k];
+          if (!ok)
+            continue;
+          double complex a[3], m[3];
+          for (int k = 0; k < 3; k++) {
+            int d = k - (3 - ndim);
+            if (d < 0) { /* padding dimension: A = 0, M = 1 */
+              a[k] = 0;
+              m[k] = 1;
+              continue;
+            }
+            a[k] = tu_tri(dtype, p[d].a_diag, p[d].a_off, ri[k], ci[k]);
+            m[k] = tu_tri(dtype, p[d].m_diag, p[d].m_off, ri[k], ci[k]);
+          }
+          double complex v = a[0] * m[1] * m[2] + m[0] * a[1] * m[2] + m[0] * m[1] * a[2] +
+                             c * m[0] * m[1] * m[2];
+          size_t col = ((size_t)ci[0] * nn[1] + ci[1]) * nn[2] + ci[2];
+          A[col * N + row] = v;
+        }
+  }
+  if (dtype == PSCR_R64) {
+    double *Ar = malloc(N * N * sizeof *Ar);
+    if (!Ar)
+      goto out;
+    for (size_t i = 0; i < N * N; i++)
+      Ar[i] = creal(A[i]);
+    memcpy(u, f, N * sizeof(double));
+    info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)N, 1, Ar, (lapack_int)N, ipiv,
+                         (double *)u, (lapack_int)N);
+    free(Ar);
+  } else {
+    memcpy(u, f, N * sizeof(double complex));
+    info = LAPACKE_zgesv(LAPACK_COL_MAJOR, (lapack_int)N, 1, (lapack_complex_double *)A,
+                         (lapack_int)N, ipiv, (lapack_complex_double *)u, (lapack_int)N);
+  }
+out:
+  free(A);
+  free(ipiv);
+  return info;
+}
+
+int tu_run_suite(Suite *suite)
+{
+  SRunner *sr = srunner_create(suite);
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
