@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install pscr's build and test dependencies on Debian/Ubuntu when missing.
+# Does nothing when everything is present; needs root (or sudo) otherwise.
+set -euo pipefail
+need=()
+have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
+for pkg in cmake gcc make pkg-config liblapacke-dev libopenblas-dev check; do
+  have_pkg "$pkg" || need+=("$pkg")
+done
+[ ${#need[@]} -eq 0 ] && exit 0
+if ! command -v apt-get >/dev/null; then
+  echo "pscr: please install: ${need[*]} (CMake >= 3.20, a C11 compiler with OpenMP, LAPACKE, Check)" >&2
+  exit 1
+fi
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+echo "pscr: installing ${need[*]}" >&2
+$sudo apt-get update -qq
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need[@]}" >/dev/null
