@@ -155,9 +155,9 @@ int main(int argc, char **argv)
   double berr = diff_inf(cplx, N, au, b) / (norm_a * norm_inf(cplx, N, u) + norm_inf(cplx, N, b));
   double derr = diff_inf(cplx, N, u, ue) / norm_inf(cplx, N, ue);
 
-  printf("problem           %s %dD, %s mesh%s\n",
+  printf("problem           %s %dD, %s mesh\n",
          kind == PSCR_PROBLEM_POISSON ? "Poisson (eq. 31)" : "Helmholtz with ABC (eqs. 33-35)",
-         ndim, grading > 0 ? "graded" : "uniform", cplx ? "" : "");
+         ndim, grading > 0 ? "graded" : "uniform");
   if (kind == PSCR_PROBLEM_HELMHOLTZ)
     printf("omega             %g\n", omega);
   printf("size              %d x %d", pb->n[0], pb->n[1]);
@@ -166,7 +166,7 @@ int main(int argc, char **argv)
   printf(" = %zu unknowns (%s)\n", N, cplx ? "complex double" : "double");
   printf("backend           %s", info.backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu");
   if (info.backend == PSCR_BACKEND_CPU)
-    printf(" (%d threads)", opts.num_threads);
+    printf(" (%d threads)", info.num_threads);
   printf("\nlevels            %d", info.levels[0]);
   if (ndim == 3)
     printf(" x %d", info.levels[1]);

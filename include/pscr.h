@@ -189,6 +189,7 @@ PSCR_EXTERN void pscr_plan_destroy(pscr_plan *plan);
 /** What a plan is, as built. */
 typedef struct pscr_info {
   pscr_backend backend;   /**< backend actually used (never AUTO) */
+  int num_threads;        /**< CPU threads a solve uses */
   pscr_dtype dtype;
   int ndim;
   int n[3];               /**< sizes, n[2] = 1 in 2D */

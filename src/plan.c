@@ -326,6 +326,7 @@ pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", p ? "info" : "plan");
   memset(info, 0, sizeof *info);
   info->backend = p->backend;
+  info->num_threads = p->nthreads;
   info->dtype = p->dtype;
   info->ndim = p->ndim;
   for (int d = 0; d < 3; d++)

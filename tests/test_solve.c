@@ -229,6 +229,34 @@ START_TEST(in_place_equals_out_of_place)
 }
 END_TEST
 
+START_TEST(deterministic_across_threads)
+{
+  /* Work items compute the same numbers whichever thread runs them, and item
+     sums run in a fixed order: 1 and 2 threads give bitwise equal u. */
+  int n[3] = {70, 33, 12};
+  op o;
+  make_op(&o, _i == 0 ? HELMHOLTZ : RANDOM_SPD, _i == 0 ? 2 : 3, n, 12);
+  size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 8), *u1 = malloc(N * es), *u2 = malloc(N * es);
+  for (int threads = 1; threads <= 2; threads++) {
+    pscr_options opts;
+    pscr_options_init(&opts);
+    opts.backend = PSCR_BACKEND_CPU;
+    opts.num_threads = threads;
+    pscr_plan *plan;
+    ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, &opts),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, f, threads == 1 ? u1 : u2), PSCR_SUCCESS);
+    pscr_plan_destroy(plan);
+  }
+  ck_assert_int_eq(memcmp(u1, u2, N * es), 0);
+  free(f);
+  free(u1);
+  free(u2);
+  op_free(&o);
+}
+END_TEST
+
 START_TEST(linearity)
 {
   /* solve(a f + b g) = a solve(f) + b solve(g) up to rounding (FFTW verify). */
@@ -475,6 +503,7 @@ static Suite *solve_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, in_place_equals_out_of_place, 0, 2);
   tcase_add_test(tc, linearity);
+  tcase_add_loop_test(tc, deterministic_across_threads, 0, 2);
   tcase_add_test(tc, bad_input);
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, plan_info);
