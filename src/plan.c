@@ -8,6 +8,7 @@
 #include "plan.h"
 
 #include <omp.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,14 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d", d + 1, pencils[d].n);
   if (dtype == PSCR_R32 || dtype == PSCR_C32)
     return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "single precision is not implemented yet");
+  /* The solver's buffers hold a few copies of f: their byte counts must fit. */
+  size_t total = 1;
+  for (int d = 0; d < ndim; d++) {
+    if (total > (SIZE_MAX / 64) / (size_t)pencils[d].n)
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "n1*n2%s overflows the address space",
+                        ndim == 3 ? "*n3" : "");
+    total *= (size_t)pencils[d].n;
+  }
   for (int d = 0; d < ndim; d++) {
     const pscr_pencil *p = &pencils[d];
     pscr_status st;
@@ -180,8 +189,8 @@ typedef struct pscr_task {
   int level, block;
 } pscr_task;
 
-/* Eigen data of dimension d (0-based) for every block of every level. */
-static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
+/* Level structure and eigen storage of dimension d (0-based). */
+static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
 {
   pscr_levels *lv = &p->lv[d];
   pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_CHUNK);
@@ -190,15 +199,22 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
   p->host_bytes += lv->bytes;
   p->lambda[d] = malloc((lv->neig ? lv->neig : 1) * p->elem);
   p->w[d] = malloc((lv->neig ? lv->neig : 1) * PSCR_W_SLOTS * p->elem);
+  if (!p->lambda[d] || !p->w[d])
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen data of dimension %d", d + 1);
+  p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->elem;
+  return PSCR_SUCCESS;
+}
+
+/* Eigen data of dimension d for every block of every level. */
+static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
+{
+  const pscr_levels *lv = &p->lv[d];
   size_t ntask = 0;
   for (int i = 0; i < lv->k; i++)
     ntask += (size_t)lv->level[i].nblocks;
   pscr_task *task = malloc((ntask ? ntask : 1) * sizeof *task);
-  if (!p->lambda[d] || !p->w[d] || !task) {
-    free(task);
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen data of dimension %d", d + 1);
-  }
-  p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->elem;
+  if (!task)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen task list of dimension %d", d + 1);
   /* Largest blocks (top levels) first so the dynamic schedule balances. */
   size_t t = 0;
   for (int i = lv->k - 1; i >= 0; i--)
@@ -289,13 +305,18 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   p->shift[0] = creal(c);
   p->shift[1] = cimag(c);
 
+  /* Everything is allocated before the (expensive) eigen stage, so a plan
+     too large for memory fails at once. */
   if ((st = pscr_select_backend(p)) || (st = pscr_copy_factors(p, pencils)))
+    goto out_destroy;
+  for (int d = 0; d < ndim - 1; d++)
+    if ((st = pscr_dimension_levels(p, d)))
+      goto out_destroy;
+  if ((st = p->ops->setup(p)))
     goto out_destroy;
   for (int d = 0; d < ndim - 1; d++)
     if ((st = pscr_dimension_eigen(p, d)))
       goto out_destroy;
-  if ((st = p->ops->setup(p)))
-    goto out_destroy;
   *plan = p;
   return PSCR_SUCCESS;
 

@@ -404,6 +404,23 @@ START_TEST(bad_input)
   ck_assert_msg(strstr(pscr_last_error(), "pencil 1") != NULL, "detail: %s", pscr_last_error());
   md[5] = keep;
 
+  /* Finite but extreme factors (1e300) overflow the eigen recurrences: the
+     eigensolver must say so instead of returning garbage. */
+  {
+    double big_d[8], big_o[7], ones[8];
+    for (int i = 0; i < 8; i++) {
+      big_d[i] = 3e300;
+      ones[i] = 1.0;
+      if (i < 7)
+        big_o[i] = -1e300;
+    }
+    pscr_pencil pb[2] = {{8, big_d, big_o, ones, NULL}, o.pencils[1]};
+    pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb, o.shift, NULL);
+    ck_assert_msg(st == PSCR_ERROR_EIGEN_FAILED, "got %s (%s)", pscr_status_string(st),
+                  pscr_last_error());
+    ck_assert_ptr_null(plan);
+  }
+
   /* Single precision is a valid request this backend cannot serve yet. */
   ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NOT_SUPPORTED);
 
@@ -452,6 +469,36 @@ START_TEST(singular_shift)
   ck_assert_int_eq(st, PSCR_ERROR_SINGULAR);
   ck_assert(isnan(f[0]));
   pscr_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(out_of_memory)
+{
+  /* n1 n2 n3 past the address space: refused before any array is read. */
+  double one = 1.0, c = 0.0;
+  pscr_pencil huge = {2147483647, &one, &one, &one, NULL};
+  pscr_pencil p3[3] = {huge, huge, huge};
+  pscr_plan *plan = (pscr_plan *)&one;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p3, &c, NULL), PSCR_ERROR_HOST_ALLOC);
+  ck_assert_ptr_null(plan);
+  /* 2 x 2^20 x 2^20 = 2^41 unknowns (16 TiB per vector): a valid request
+     whose workspace cannot be allocated. It must fail fast, before the
+     O(n^2) eigen stage of dimension 2, with nothing leaked. */
+  enum { big = 1 << 20 };
+  double *s = malloc(4 * (size_t)big * sizeof *s);
+  ck_assert_ptr_nonnull(s);
+  for (size_t i = 0; i < (size_t)big; i++) {
+    s[i] = 2.0;                        /* a_diag */
+    s[big + i] = -1.0;                 /* a_off */
+    s[2 * (size_t)big + i] = 1.0;      /* m_diag */
+  }
+  pscr_pencil q = {big, s, s + big, s + 2 * (size_t)big, NULL};
+  double a2[2] = {2, 2}, o2[1] = {-1}, m2[2] = {1, 1};
+  pscr_pencil p[3] = {{2, a2, o2, m2, NULL}, q, q};
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p, &c, NULL), PSCR_ERROR_HOST_ALLOC);
+  ck_assert_ptr_null(plan);
+  ck_assert_msg(strstr(pscr_last_error(), "workspace") != NULL, "detail: %s", pscr_last_error());
+  free(s);
 }
 END_TEST
 
@@ -507,6 +554,7 @@ static Suite *solve_suite(void)
   tcase_add_test(tc, bad_input);
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, plan_info);
+  tcase_add_test(tc, out_of_memory);
   suite_add_tcase(s, tc);
   tc = tcase_create("convergence");
   tcase_set_timeout(tc, 600);
