@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Build the CPU library and tests with AddressSanitizer + UndefinedBehavior-
+# Sanitizer and run the suites in-process (CK_FORK=no), so LeakSanitizer
+# checks every suite at exit. Used by CI after scripts/test.sh.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/deps.sh
+build=${PSCR_ASAN_DIR:-build-asan}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DPSCR_ENABLE_CUDA=OFF -DPSCR_WERROR=ON \
+  -DPSCR_BUILD_BENCH=OFF \
+  -DCMAKE_C_FLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+  >/dev/null
+cmake --build "$build" -j"$(nproc)"
+# allocator_may_return_null: the out-of-memory tests ask for terabytes on
+# purpose and expect PSCR_ERROR_HOST_ALLOC, not an abort.
+export CK_FORK=no ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+ctest --test-dir "$build" --output-on-failure -E install_consumer "$@"
