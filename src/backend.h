@@ -10,8 +10,13 @@
 
 typedef struct pscr_backend_ops {
   const char *name;
-  /* Allocate what solves need (called last in pscr_plan_create). */
+  /* Allocate what solves need. Called before the eigen stage, so a plan
+     too large for memory fails fast; the plan's levels exist, its lambda and
+     w arrays are allocated but not yet filled. */
   pscr_status (*setup)(pscr_plan *plan);
+  /* Copy the finished plan data (factors, eigen data, level tables) where the
+     backend needs it; called last in pscr_plan_create. May be NULL. */
+  pscr_status (*upload)(pscr_plan *plan);
   /* Host arrays; u may equal f. */
   pscr_status (*solve)(pscr_plan *plan, const void *f, void *u);
   /* Device arrays on a stream (NULL when the backend has none). */

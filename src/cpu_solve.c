@@ -91,6 +91,7 @@ static void pscr_cpu_destroy(pscr_plan *p)
 const pscr_backend_ops pscr_cpu_backend = {
     .name = "cpu",
     .setup = pscr_cpu_setup,
+    .upload = NULL,
     .solve = pscr_cpu_solve,
     .solve_device = NULL,
     .destroy = pscr_cpu_destroy,

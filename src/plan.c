@@ -317,6 +317,8 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   for (int d = 0; d < ndim - 1; d++)
     if ((st = pscr_dimension_eigen(p, d)))
       goto out_destroy;
+  if (p->ops->upload && (st = p->ops->upload(p)))
+    goto out_destroy;
   *plan = p;
   return PSCR_SUCCESS;
 
