@@ -18,6 +18,7 @@
 #include <complex.h>
 
 #include "pscr.h"
+#include "scalar.h" /* CMPLX where the C library lacks it */
 
 /*
  * n        order, >= 1.

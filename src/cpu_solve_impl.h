@@ -325,13 +325,26 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
 #if PSCR_IS_COMPLEX
   c = CMPLX(p->shift[0], p->shift[1]);
 #endif
+  const char *why = NULL;
   if (PSCR_SUF(solve_dim)(p, 0, c, x, 0)) {
+    why = "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot";
+  } else {
+    /* A pivot just above the threshold, or data near the overflow limit, can
+       still overflow: a success always carries a finite u (O(N), cheap
+       beside the O(N log N) solve). */
+    int finite = 1;
+#pragma omp parallel for num_threads(p->nthreads) reduction(& : finite) schedule(static)
+    for (size_t t = 0; t < p->total; t++)
+      finite &= PSCR_IS_FINITE(x[t]);
+    if (!finite)
+      why = "the solution overflowed: the shifted subproblems (A%d + s M%d) are numerically "
+            "singular or the data are too badly scaled";
+  }
+  if (why) {
     /* u holds no solution: make that impossible to miss. */
     for (size_t t = 0; t < p->total; t++)
       x[t] = NAN;
-    return PSCR_ERROR(PSCR_ERROR_SINGULAR,
-                      "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot",
-                      p->ndim, p->ndim);
+    return PSCR_ERROR(PSCR_ERROR_SINGULAR, why, p->ndim, p->ndim);
   }
   return PSCR_SUCCESS;
 }

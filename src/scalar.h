@@ -23,6 +23,19 @@
 
 typedef double complex pscr_z;
 
+/* C11's CMPLX, which glibc defines only for GCC >= 4.7 (not for clang). C11
+   lays a complex out as two doubles, so this keeps Inf/NaN parts exact. */
+static inline double complex pscr_cmplx(double re, double im)
+{
+  double complex z;
+  ((double *)&z)[0] = re;
+  ((double *)&z)[1] = im;
+  return z;
+}
+#ifndef CMPLX
+#define CMPLX(x, y) pscr_cmplx((x), (y))
+#endif
+
 static inline int pscr_finite_d(double x) { return isfinite(x); }
 static inline int pscr_finite_z(double complex x) { return isfinite(creal(x)) && isfinite(cimag(x)); }
 

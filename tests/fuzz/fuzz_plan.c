@@ -1,0 +1,160 @@
+/*
+ * libFuzzer target over the public API: plan creation and solve with random
+ * sizes, dtypes, options, pencils (NaN, Inf, zeros, indefinite or singular M,
+ * denormals, 1e+-300 magnitudes) and right-hand sides.
+ *
+ * Invariants (a violation aborts, which libFuzzer reports):
+ *  - every call returns a documented status, with a detail message on error;
+ *  - no crash, no hang, no leak (ASan/LSan, libFuzzer -timeout);
+ *  - on success u is finite;
+ *  - on error f is untouched (u != f).
+ *
+ * Input layout: a header of 12 bytes (dtype, ndim, sizes, shift code,
+ * options, special mode) followed by value codes consumed as needed; the
+ * input is cycled when it runs out.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pscr.h"
+
+typedef struct reader {
+  const uint8_t *data;
+  size_t size, pos;
+} reader;
+
+static uint8_t next_byte(reader *r)
+{
+  if (r->size == 0)
+    return 0;
+  uint8_t b = r->data[r->pos % r->size];
+  r->pos++;
+  return b;
+}
+
+/* A double drawn from a code byte: ordinary values mostly, specials often. */
+static double next_value(reader *r)
+{
+  uint8_t code = next_byte(r);
+  double mant = (next_byte(r) + 1) / 64.0;
+  switch (code % 16) {
+  case 0: return 0.0;
+  case 1: return NAN;
+  case 2: return code & 0x80 ? INFINITY : -INFINITY;
+  case 3: return 4.9e-324 * (code & 0x80 ? -1 : 1); /* denormal */
+  case 4: return mant * 1e300;
+  case 5: return -mant * 1e300;
+  case 6: return mant * 1e-300;
+  case 7: return -mant;
+  case 8: return 1.0;
+  default: return mant * (code & 0x40 ? 10.0 : 1.0) + (code & 0x20 ? 2.0 : 0.0);
+  }
+}
+
+static int is_documented(pscr_status st)
+{
+  return st >= PSCR_SUCCESS && st <= PSCR_ERROR_DEVICE;
+}
+
+#define REQUIRE(cond, ...)                                                            \
+  do {                                                                                \
+    if (!(cond)) {                                                                    \
+      fprintf(stderr, "invariant violated: " __VA_ARGS__);                           \
+      fprintf(stderr, "\n");                                                          \
+      abort();                                                                        \
+    }                                                                                 \
+  } while (0)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+  reader r = {data, size, 0};
+  int dtype_code = next_byte(&r) % 5; /* 4: an unknown dtype */
+  pscr_dtype dtype = (pscr_dtype)(dtype_code == 4 ? 7 : dtype_code);
+  int ndim = next_byte(&r) % 5; /* 0..4: only 2 and 3 are valid */
+  int n[3];
+  for (int d = 0; d < 3; d++) {
+    int b = next_byte(&r);
+    n[d] = b < 8 ? b - 2 : b % 24 + 1; /* some <= 0, mostly 1..24 */
+  }
+  uint8_t shift_code = next_byte(&r), opt_code = next_byte(&r), mode = next_byte(&r);
+  int cplx = dtype == PSCR_C64 || dtype == PSCR_C32;
+  size_t width = cplx ? 2 : 1; /* doubles per element (float dtypes are refused) */
+
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = opt_code & 1 ? PSCR_BACKEND_CPU : PSCR_BACKEND_AUTO;
+  if ((opt_code & 6) == 6)
+    opts.backend = (pscr_backend)9;
+  opts.num_threads = (opt_code >> 3) % 3;
+  opts.check_finite = !(opt_code & 0x80);
+
+  /* Pencils: arrays sized as the contract requires (at least 1 entry). */
+  double *store[3] = {NULL, NULL, NULL};
+  pscr_pencil pencils[3];
+  int dims = ndim >= 1 && ndim <= 3 ? ndim : 3;
+  for (int d = 0; d < dims; d++) {
+    size_t len = (size_t)(n[d] > 0 ? n[d] : 1) * width;
+    store[d] = malloc(4 * len * sizeof(double));
+    for (size_t i = 0; i < 4 * len; i++)
+      store[d][i] = next_value(&r);
+    int nd = n[d];
+    if (mode & 1) /* a well-posed variant: SPD-ish factors */
+      for (size_t i = 0; i < len; i += width) {
+        store[d][i] = 2.0 + fabs(store[d][i]) * 1e-3;
+        store[d][2 * len + i] = 1.0;
+      }
+    pencils[d] = (pscr_pencil){nd, store[d], store[d] + len, store[d] + 2 * len,
+                               (mode & 2) ? store[d] + 3 * len : NULL};
+    if ((mode & 0x1c) == 0x1c && d == 1)
+      pencils[d].m_diag = NULL; /* a NULL array */
+  }
+  if ((mode & 0xe0) == 0xe0) /* sizes past the address space, tiny arrays */
+    for (int d = 0; d < dims; d++)
+      pencils[d].n = 2147483647;
+  double shift[2] = {0.0, 0.0};
+  if (shift_code % 4 == 1)
+    shift[0] = next_value(&r);
+  if (shift_code % 4 == 2) {
+    shift[0] = -next_value(&r) * 10;
+    shift[1] = next_value(&r);
+  }
+
+  pscr_plan *plan = (pscr_plan *)&r;
+  pscr_status st = pscr_plan_create(&plan, dtype, ndim, pencils, shift, &opts);
+  REQUIRE(is_documented(st), "plan status %d", (int)st);
+  if (st != PSCR_SUCCESS) {
+    REQUIRE(plan == NULL, "plan not NULL after %s", pscr_status_string(st));
+    REQUIRE(pscr_last_error()[0] != '\0', "no detail message for %s", pscr_status_string(st));
+  } else {
+    pscr_info info;
+    REQUIRE(pscr_plan_info(plan, &info) == PSCR_SUCCESS, "plan_info");
+    size_t total = 1;
+    for (int d = 0; d < ndim; d++)
+      total *= (size_t)pencils[d].n;
+    double *f = malloc(total * width * sizeof *f), *f0 = malloc(total * width * sizeof *f0);
+    double *u = malloc(total * width * sizeof *u);
+    for (size_t i = 0; i < total * width; i++)
+      f[i] = (mode & 1) ? sin((double)i + next_byte(&r)) : next_value(&r);
+    memcpy(f0, f, total * width * sizeof *f);
+    st = pscr_solve(plan, f, u);
+    REQUIRE(is_documented(st), "solve status %d", (int)st);
+    REQUIRE(memcmp(f, f0, total * width * sizeof *f) == 0, "f modified by an out-of-place solve");
+    if (st == PSCR_SUCCESS)
+      for (size_t i = 0; i < total * width; i++)
+        REQUIRE(isfinite(u[i]), "success with a non-finite u[%zu]", i / width);
+    else
+      REQUIRE(pscr_last_error()[0] != '\0', "no detail message for %s", pscr_status_string(st));
+    st = pscr_solve(plan, f, f); /* in place must behave too */
+    REQUIRE(is_documented(st), "in-place solve status %d", (int)st);
+    free(f);
+    free(f0);
+    free(u);
+    pscr_plan_destroy(plan);
+  }
+  for (int d = 0; d < 3; d++)
+    free(store[d]);
+  return 0;
+}
