@@ -14,6 +14,13 @@
 /* Eigenpairs solved together in interleaved lanes by the level-3 Thomas solver. */
 #define PSCR_LANES 4
 
+/* Where a solve met its first singular subproblem (dimension, level, block,
+   eigenpair within the block, shift), for pscr_last_error(). */
+typedef struct pscr_cpu_failure {
+  int set, dim, level, first, last, eig;
+  double shift[2];
+} pscr_cpu_failure;
+
 typedef struct pscr_cpu_ws {
   void *mem;
   void *item_buf[2];      /* per dimension: item accumulators, 3 S per work item */
@@ -22,6 +29,7 @@ typedef struct pscr_cpu_ws {
   size_t thr_stride[2];   /* elements per thread */
   void *thomas_buf;       /* Thomas multipliers per thread */
   size_t thomas_stride;
+  pscr_cpu_failure fail;
 } pscr_cpu_ws;
 
 #include "scalar_real.h"

@@ -14,8 +14,8 @@
  * the pencil. x holds r on entry; cp: n * lanes scratch. The elimination
  * recurrence is latency-bound (a reciprocal per row), so interleaving
  * several systems keeps the floating-point units busy and vectorizes.
- * Returns 1 when a pivot is numerically zero: |pivot| at or below the
- * rounding error of the subtraction that produced it.
+ * Returns a mask with bit l set when a pivot of lane l is numerically zero:
+ * |pivot| at or below the rounding error of the subtraction that produced it.
  */
 static inline int PSCR_SUF(thomas)(const PSCR_SUF(pscr_factor) * f, const PSCR_SCALAR *s,
                                    PSCR_SCALAR *restrict x, PSCR_SCALAR *restrict cp,
@@ -27,7 +27,7 @@ static inline int PSCR_SUF(thomas)(const PSCR_SUF(pscr_factor) * f, const PSCR_S
   int bad = 0;
   for (int l = 0; l < lanes; l++) {
     PSCR_SCALAR b = ad[0] + s[l] * md[0];
-    bad |= !(PSCR_ABS1(b) > 0);
+    bad |= !(PSCR_ABS1(b) > 0) << l;
     PSCR_SCALAR inv = PSCR_INV(b);
     x[l] *= inv;
     e[l] = n > 1 ? ao[0] + s[l] * mo[0] : 0;
@@ -41,7 +41,7 @@ static inline int PSCR_SUF(thomas)(const PSCR_SUF(pscr_factor) * f, const PSCR_S
       PSCR_SCALAR t = e[l] * cq[l];
       PSCR_SCALAR diag = ad[i] + s[l] * md[i];
       PSCR_SCALAR piv = diag - t;
-      bad |= !(PSCR_ABS1(piv) > DBL_EPSILON * (PSCR_ABS1(diag) + PSCR_ABS1(t)));
+      bad |= !(PSCR_ABS1(piv) > DBL_EPSILON * (PSCR_ABS1(diag) + PSCR_ABS1(t))) << l;
       PSCR_SCALAR inv = PSCR_INV(piv);
       xi[l] = (xi[l] - e[l] * xp[l]) * inv;
       e[l] = a_next + s[l] * m_next;
@@ -177,8 +177,19 @@ static void PSCR_SUF(group_fill)(PSCR_SUF(group) * G, const pscr_plan *p, int d,
   }
 }
 
+/* Remember the first singular subproblem of a solve for the detail message. */
+static void PSCR_SUF(record_failure)(const pscr_plan *p, int d, int level, const pscr_block *B,
+                                     int e, PSCR_SCALAR shift)
+{
+  pscr_cpu_ws *ws = p->cpu_ws;
+#pragma omp critical(pscr_cpu_failure)
+  if (!ws->fail.set) {
+    ws->fail = (pscr_cpu_failure){1, d, level, B->first, B->last, e, {creal(shift), cimag(shift)}};
+  }
+}
+
 /* All eigenpairs of one work item, in groups of `lanes`. */
-static inline int PSCR_SUF(item_run)(const pscr_plan *p, int d, PSCR_SCALAR c,
+static inline int PSCR_SUF(item_run)(const pscr_plan *p, int d, int level, PSCR_SCALAR c,
                                      const pscr_block *B, const pscr_item *item,
                                      const PSCR_SCALAR *x, const PSCR_SCALAR *gl,
                                      const PSCR_SCALAR *gr, PSCR_SCALAR *const *outs, int back,
@@ -189,21 +200,29 @@ static inline int PSCR_SUF(item_run)(const pscr_plan *p, int d, PSCR_SCALAR c,
   for (int e = item->e0; e < item->e1; e += lanes) {
     int g = item->e1 - e < lanes ? item->e1 - e : lanes;
     PSCR_SUF(group_fill)(&G, p, d, c, B, e, g, x, gl, gr, outs, back, lanes);
-    bad |= PSCR_SUF(group_run)(p, d, &G, r, owner, lanes);
+    int mask = PSCR_SUF(group_run)(p, d, &G, r, owner, lanes);
+    if (mask) {
+      int lane = 0;
+      while (lane < lanes - 1 && !(mask >> lane & 1))
+        lane++;
+      PSCR_SUF(record_failure)(p, d, level, B, e + lane, G.shift[lane]);
+      bad = 1;
+    }
   }
   return bad;
 }
 
 /* Specialize on the lane count: interleaved Thomas at the last dimension,
    one lane when the subproblem is itself a PSCR solve. */
-static int PSCR_SUF(item)(const pscr_plan *p, int d, PSCR_SCALAR c, const pscr_block *B,
+static int PSCR_SUF(item)(const pscr_plan *p, int d, int level, PSCR_SCALAR c, const pscr_block *B,
                           const pscr_item *item, const PSCR_SCALAR *x, const PSCR_SCALAR *gl,
                           const PSCR_SCALAR *gr, PSCR_SCALAR *const *outs, int back,
                           PSCR_SCALAR *r, int owner)
 {
   if (d + 1 == p->ndim - 1)
-    return PSCR_SUF(item_run)(p, d, c, B, item, x, gl, gr, outs, back, r, owner, PSCR_LANES);
-  return PSCR_SUF(item_run)(p, d, c, B, item, x, gl, gr, outs, back, r, owner, 1);
+    return PSCR_SUF(item_run)(p, d, level, c, B, item, x, gl, gr, outs, back, r, owner,
+                              PSCR_LANES);
+  return PSCR_SUF(item_run)(p, d, level, c, B, item, x, gl, gr, outs, back, r, owner, 1);
 }
 
 /* Per-thread scratch of dimension d: r (PSCR_LANES S), gL, gR, mass, stiff. */
@@ -241,7 +260,7 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
         const pscr_item *item = &L->items[it];
         PSCR_SCALAR *lr[2] = {items + (size_t)it * 3 * S, items + (size_t)it * 3 * S + S};
         memset(lr[0], 0, 2 * S * sizeof *lr[0]);
-        bad |= PSCR_SUF(item)(p, d, c, &L->blocks[item->block], item, x, NULL, NULL, lr, 0,
+        bad |= PSCR_SUF(item)(p, d, i, c, &L->blocks[item->block], item, x, NULL, NULL, lr, 0,
                               r, me);
       }
       /* Sum the items of each block into its first item's buffers. */
@@ -293,8 +312,8 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
         if (has_r)
           PSCR_SUF(coupling)(p, d, c, B->last, B->last + 1, x + (size_t)(B->last + 1) * S, gr,
                              0, mass, stiff);
-        bad |= PSCR_SUF(item)(p, d, c, B, item, x, has_l ? gl : NULL, has_r ? gr : NULL, outs,
-                              1, r, me);
+        bad |= PSCR_SUF(item)(p, d, i, c, B, item, x, has_l ? gl : NULL, has_r ? gr : NULL,
+                              outs, 1, r, me);
       }
       /* Every F_s of the level has been read: now u_s may replace it. */
 #pragma omp for schedule(static)
@@ -325,9 +344,18 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
 #if PSCR_IS_COMPLEX
   c = CMPLX(p->shift[0], p->shift[1]);
 #endif
+  pscr_cpu_ws *ws = p->cpu_ws;
+  ws->fail.set = 0;
   const char *why = NULL;
   if (PSCR_SUF(solve_dim)(p, 0, c, x, 0)) {
-    why = "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot";
+    const pscr_cpu_failure *F = &ws->fail;
+    for (size_t t = 0; t < p->total; t++)
+      x[t] = NAN;
+    return PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                      "shift c + lambda = %.17g%+.17gi makes subproblem %d of block %d..%d, level "
+                      "%d, dimension %d singular (a zero pivot in the level-3 Thomas solve)",
+                      F->shift[0], F->shift[1], F->eig + 1, F->first + 1, F->last + 1, F->level,
+                      F->dim + 1);
   } else {
     /* A pivot just above the threshold, or data near the overflow limit, can
        still overflow: a success always carries a finite u (O(N), cheap
@@ -337,14 +365,14 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
     for (size_t t = 0; t < p->total; t++)
       finite &= PSCR_IS_FINITE(x[t]);
     if (!finite)
-      why = "the solution overflowed: the shifted subproblems (A%d + s M%d) are numerically "
-            "singular or the data are too badly scaled";
+      why = "the solution overflowed: the shifted subproblems are numerically singular or the "
+          "data are too badly scaled";
   }
   if (why) {
     /* u holds no solution: make that impossible to miss. */
     for (size_t t = 0; t < p->total; t++)
       x[t] = NAN;
-    return PSCR_ERROR(PSCR_ERROR_SINGULAR, why, p->ndim, p->ndim);
+    return PSCR_ERROR(PSCR_ERROR_SINGULAR, "%s", why);
   }
   return PSCR_SUCCESS;
 }

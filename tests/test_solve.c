@@ -9,6 +9,7 @@
  * <= 1e-11 (complex).
  */
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -502,6 +503,50 @@ START_TEST(out_of_memory)
 }
 END_TEST
 
+START_TEST(two_plans_two_threads)
+{
+  /* Different plans may be used concurrently (a plan by one thread at a
+     time): two threads each build and solve their own problem; results equal
+     those of the same solves done one after the other. */
+  int n2d[2] = {90, 41}, n3d[3] = {17, 12, 9};
+  op o[2];
+  make_op(&o[0], HELMHOLTZ, 2, n2d, 21);
+  make_op(&o[1], RANDOM_SPD, 3, n3d, 22);
+  void *f[2], *seq[2], *par[2];
+  size_t bytes[2];
+  for (int k = 0; k < 2; k++) {
+    bytes[k] = tu_size(o[k].ndim, o[k].pencils) * tu_dtype_size(o[k].dtype);
+    f[k] = random_vector(&o[k], 30u + (uint64_t)k);
+    seq[k] = malloc(bytes[k]);
+    par[k] = malloc(bytes[k]);
+    pscr_plan *plan;
+    ck_assert_int_eq(pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, NULL),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, f[k], seq[k]), PSCR_SUCCESS);
+    pscr_plan_destroy(plan);
+  }
+  int status[2] = {-1, -1};
+#pragma omp parallel num_threads(2)
+  {
+    int k = omp_get_thread_num();
+    pscr_plan *plan = NULL;
+    pscr_status st = pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, NULL);
+    for (int rep = 0; st == PSCR_SUCCESS && rep < 20; rep++)
+      st = pscr_solve(plan, f[k], par[k]);
+    pscr_plan_destroy(plan);
+    status[k] = (int)st;
+  }
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(status[k], PSCR_SUCCESS);
+    ck_assert_int_eq(memcmp(seq[k], par[k], bytes[k]), 0);
+    free(f[k]);
+    free(seq[k]);
+    free(par[k]);
+    op_free(&o[k]);
+  }
+}
+END_TEST
+
 START_TEST(plan_info)
 {
   int n[3] = {100, 20, 7};
@@ -555,6 +600,7 @@ static Suite *solve_suite(void)
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, plan_info);
   tcase_add_test(tc, out_of_memory);
+  tcase_add_test(tc, two_plans_two_threads);
   suite_add_tcase(s, tc);
   tc = tcase_create("convergence");
   tcase_set_timeout(tc, 600);
