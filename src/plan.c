@@ -7,6 +7,7 @@
  */
 #include "plan.h"
 
+#include <float.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,31 @@ static pscr_status pscr_check_array(pscr_dtype dtype, const void *a, int count, 
       return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "pencil %d: %s[%d] is not finite", dim + 1,
                         what, i);
   return PSCR_SUCCESS;
+}
+
+/*
+ * M_d of the reduced dimensions must be positive definite (real) or have
+ * nonzero pivots (complex) for the eigen decompositions to exist. One LDL^T
+ * sweep (O(n)) says so before anything expensive, with the global pivot.
+ */
+static pscr_status pscr_check_mass(pscr_dtype dtype, const pscr_pencil *q, int d)
+{
+  pscr_z piv = pscr_load(dtype, q->m_diag, 0);
+  double scale = cabs(piv);
+  for (int i = 0;; i++) {
+    if (dtype == PSCR_R64 && !(creal(piv) > 0))
+      return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE, "M%d is not positive definite: pivot %d is %g",
+                        d + 1, i + 1, creal(piv));
+    if (dtype == PSCR_C64 && !(cabs(piv) > 4 * DBL_EPSILON * scale))
+      return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE, "M%d has a zero pivot: pivot %d is %g%+gi",
+                        d + 1, i + 1, creal(piv), cimag(piv));
+    if (i + 1 == q->n)
+      return PSCR_SUCCESS;
+    pscr_z o = q->m_off ? pscr_load(dtype, q->m_off, (size_t)i) : 0;
+    pscr_z next = pscr_load(dtype, q->m_diag, (size_t)i + 1);
+    scale = cabs(next) + cabs(o * o / piv);
+    piv = next - o * o / piv;
+  }
 }
 
 static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
@@ -98,6 +124,11 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
   }
   if (!pscr_finite_z(pscr_load(dtype, shift, 0)))
     return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "shift is not finite");
+  for (int d = 0; d < ndim - 1; d++) {
+    pscr_status st = pscr_check_mass(dtype, &pencils[d], d);
+    if (st)
+      return st;
+  }
   return PSCR_SUCCESS;
 }
 

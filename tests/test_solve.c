@@ -402,8 +402,22 @@ START_TEST(bad_input)
   keep = md[5];
   md[5] = -0.5;
   ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NOT_DEFINITE);
-  ck_assert_msg(strstr(pscr_last_error(), "pencil 1") != NULL, "detail: %s", pscr_last_error());
+  ck_assert_msg(strstr(pscr_last_error(), "M1 is not positive definite: pivot 6 is -0.5"),
+                "detail: %s", pscr_last_error());
   md[5] = keep;
+  /* Positive diagonal, indefinite through its off-diagonals (3D: M2 too). */
+  {
+    int n3[3] = {6, 5, 4};
+    op q;
+    make_op(&q, RANDOM_SPD, 3, n3, 8);
+    double *mo = (double *)q.pencils[1].m_off;
+    mo[2] = 10.0;
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, q.pencils, q.shift, NULL),
+                     PSCR_ERROR_NOT_DEFINITE);
+    ck_assert_msg(strstr(pscr_last_error(), "M2 is not positive definite: pivot 4"), "detail: %s",
+                  pscr_last_error());
+    op_free(&q);
+  }
 
   /* Finite but extreme factors (1e300) overflow the eigen recurrences: the
      eigensolver must say so instead of returning garbage. */
