@@ -70,6 +70,25 @@ static void PSCR_SUF(coupling)(const pscr_plan *p, int d, PSCR_SCALAR c, int j, 
   int o = j < jp ? j : jp;
   PSCR_SCALAR alpha = F->a.off[o] + c * F->m.off[o], beta = F->m.off[o];
   size_t S = pscr_plan_slab(p, d);
+  if (d + 2 == p->ndim) {
+    /* The rest is one tridiagonal pencil: alpha M + beta A in one pass. */
+    const PSCR_SUF(pscr_factor) *R = &p->PSCR_SUF(fac)[d + 1];
+    const int n = R->a.n;
+    const PSCR_SCALAR *ad = R->a.diag, *ao = R->a.off, *md = R->m.diag, *mo = R->m.off;
+    for (int t = 0; t < n; t++) {
+      PSCR_SCALAR v = (alpha * md[t] + beta * ad[t]) * y[t];
+      if (t > 0)
+        v += (alpha * mo[t - 1] + beta * ao[t - 1]) * y[t - 1];
+      if (t < n - 1)
+        v += (alpha * mo[t] + beta * ao[t]) * y[t + 1];
+      /* A branch, not keep * out[t]: out may be scratch holding NaN bits. */
+      if (subtract)
+        out[t] -= v;
+      else
+        out[t] = v;
+    }
+    return;
+  }
   PSCR_SUF(pscr_kron_mass_stiff)(p->ndim - d - 1, &p->PSCR_SUF(fac)[d + 1], y, mass, stiff);
   if (subtract)
     for (size_t t = 0; t < S; t++)
