@@ -1,6 +1,5 @@
-// CUDA backend entry points. The level kernels arrive with the CUDA backend
-// issue; until then pscr_cuda_backend() reports the backend as unavailable
-// and plans asking for it get PSCR_ERROR_NOT_SUPPORTED.
+// CUDA device discovery. The backend's ops table (pscr_cuda_backend) lives in
+// cuda_glue.c, the work in cuda_backend.cu.
 #include <cuda_runtime.h>
 
 extern "C" {
@@ -16,5 +15,3 @@ extern "C" int pscr_cuda_device_count(void)
   }
   return count;
 }
-
-extern "C" const pscr_backend_ops *pscr_cuda_backend(void) { return nullptr; }

@@ -19,6 +19,16 @@
 #define BERR_REAL 1e-13
 #define BERR_COMPLEX 1e-11
 
+/* This suite checks the CPU reference backend: pin it (AUTO would pick CUDA
+   on a machine with a device). */
+static const pscr_options *cpu_options(void)
+{
+  static pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  return &o;
+}
+
 typedef enum kind { POISSON, HELMHOLTZ, RANDOM_SPD, RANDOM_COMPLEX } kind;
 static const char *kind_name[] = {"poisson", "helmholtz", "random-spd", "random-complex"};
 
@@ -216,7 +226,7 @@ START_TEST(in_place_equals_out_of_place)
   make_op(&o, k, _i == 0 ? 2 : 3, n, 77);
   size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
   void *f = random_vector(&o, 5), *u = malloc(N * es), *g = malloc(N * es);
   memcpy(g, f, N * es);
   ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
@@ -266,7 +276,7 @@ START_TEST(linearity)
   make_op(&o, RANDOM_SPD, 2, n, 9);
   size_t N = tu_size(2, o.pencils);
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 2, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 2, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
   double *f = random_vector(&o, 1), *g = random_vector(&o, 2), *h = malloc(N * sizeof *h);
   double *uf = malloc(N * sizeof *uf), *ug = malloc(N * sizeof *ug), *uh = malloc(N * sizeof *uh);
   for (size_t i = 0; i < N; i++)
@@ -301,7 +311,7 @@ static void convergence(pscr_problem_kind kind, int ndim, double grading, const 
     void *b = malloc(N * es), *ue = malloc(N * es), *u = malloc(N * es);
     ck_assert_int_eq(pscr_problem_manufactured(pb, b, ue), PSCR_SUCCESS);
     pscr_plan *plan;
-    ck_assert_int_eq(pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, NULL),
+    ck_assert_int_eq(pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, cpu_options()),
                      PSCR_SUCCESS);
     ck_assert_int_eq(pscr_solve(plan, b, u), PSCR_SUCCESS);
     double hmax = 0;
@@ -362,14 +372,14 @@ START_TEST(bad_input)
   op o;
   make_op(&o, POISSON, 2, n, 3);
   pscr_plan *plan = (pscr_plan *)&o; /* must be overwritten with NULL on error */
-  ck_assert_int_eq(pscr_plan_create(NULL, PSCR_R64, 2, o.pencils, o.shift, NULL),
+  ck_assert_int_eq(pscr_plan_create(NULL, PSCR_R64, 2, o.pencils, o.shift, cpu_options()),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, NULL, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, NULL, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
   ck_assert_ptr_null(plan);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 4, o.pencils, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 1, o.pencils, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, (pscr_dtype)9, 2, o.pencils, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, NULL, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 4, o.pencils, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 1, o.pencils, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, (pscr_dtype)9, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = (pscr_backend)7;
@@ -380,28 +390,28 @@ START_TEST(bad_input)
 
   pscr_pencil bad[2] = {o.pencils[0], o.pencils[1]};
   bad[1].n = 0;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
   bad[1] = o.pencils[1];
   bad[0].m_diag = NULL;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
 
   /* NaN / Inf in a factor and in the shift. */
   double *ad = (double *)o.pencils[1].a_diag;
   double keep = ad[2];
   ad[2] = NAN;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NON_FINITE);
   ck_assert_msg(strstr(pscr_last_error(), "pencil 2") != NULL, "detail: %s", pscr_last_error());
   ad[2] = INFINITY;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NON_FINITE);
   ad[2] = keep;
   double inf_shift = INFINITY;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, &inf_shift, NULL), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, &inf_shift, cpu_options()), PSCR_ERROR_NON_FINITE);
 
   /* Indefinite M1 (real). */
   double *md = (double *)o.pencils[0].m_diag;
   keep = md[5];
   md[5] = -0.5;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NOT_DEFINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NOT_DEFINITE);
   ck_assert_msg(strstr(pscr_last_error(), "M1 is not positive definite: pivot 6 is -0.5"),
                 "detail: %s", pscr_last_error());
   md[5] = keep;
@@ -412,7 +422,7 @@ START_TEST(bad_input)
     make_op(&q, RANDOM_SPD, 3, n3, 8);
     double *mo = (double *)q.pencils[1].m_off;
     mo[2] = 10.0;
-    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, q.pencils, q.shift, NULL),
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, q.pencils, q.shift, cpu_options()),
                      PSCR_ERROR_NOT_DEFINITE);
     ck_assert_msg(strstr(pscr_last_error(), "M2 is not positive definite: pivot 4"), "detail: %s",
                   pscr_last_error());
@@ -430,17 +440,17 @@ START_TEST(bad_input)
         big_o[i] = -1e300;
     }
     pscr_pencil pb[2] = {{8, big_d, big_o, ones, NULL}, o.pencils[1]};
-    pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb, o.shift, NULL);
+    pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb, o.shift, cpu_options());
     ck_assert_msg(st == PSCR_ERROR_EIGEN_FAILED, "got %s (%s)", pscr_status_string(st),
                   pscr_last_error());
     ck_assert_ptr_null(plan);
   }
 
   /* Single precision is a valid request this backend cannot serve yet. */
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, NULL), PSCR_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NOT_SUPPORTED);
 
   /* Solve-time checks. */
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
   size_t N = 48;
   double f[48], u[48];
   for (size_t i = 0; i < N; i++)
@@ -473,7 +483,7 @@ START_TEST(singular_shift)
   if (_i == 1)
     p[1] = (pscr_pencil){1, &zero, NULL, m2d, NULL};
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, cpu_options()), PSCR_SUCCESS);
   double f[2] = {1.0, 2.0}, u[2] = {5.0, 5.0};
   pscr_status st = pscr_solve(plan, f, u);
   ck_assert_msg(st == PSCR_ERROR_SINGULAR, "got %s", pscr_status_string(st));
@@ -494,7 +504,7 @@ START_TEST(out_of_memory)
   pscr_pencil huge = {2147483647, &one, &one, &one, NULL};
   pscr_pencil p3[3] = {huge, huge, huge};
   pscr_plan *plan = (pscr_plan *)&one;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p3, &c, NULL), PSCR_ERROR_HOST_ALLOC);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p3, &c, cpu_options()), PSCR_ERROR_HOST_ALLOC);
   ck_assert_ptr_null(plan);
   /* 2 x 2^20 x 2^20 = 2^41 unknowns (16 TiB per vector): a valid request
      whose workspace cannot be allocated. It must fail fast, before the
@@ -510,7 +520,7 @@ START_TEST(out_of_memory)
   pscr_pencil q = {big, s, s + big, s + 2 * (size_t)big, NULL};
   double a2[2] = {2, 2}, o2[1] = {-1}, m2[2] = {1, 1};
   pscr_pencil p[3] = {{2, a2, o2, m2, NULL}, q, q};
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p, &c, NULL), PSCR_ERROR_HOST_ALLOC);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p, &c, cpu_options()), PSCR_ERROR_HOST_ALLOC);
   ck_assert_ptr_null(plan);
   ck_assert_msg(strstr(pscr_last_error(), "workspace") != NULL, "detail: %s", pscr_last_error());
   free(s);
@@ -534,7 +544,7 @@ START_TEST(two_plans_two_threads)
     seq[k] = malloc(bytes[k]);
     par[k] = malloc(bytes[k]);
     pscr_plan *plan;
-    ck_assert_int_eq(pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, NULL),
+    ck_assert_int_eq(pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, cpu_options()),
                      PSCR_SUCCESS);
     ck_assert_int_eq(pscr_solve(plan, f[k], seq[k]), PSCR_SUCCESS);
     pscr_plan_destroy(plan);
@@ -544,7 +554,7 @@ START_TEST(two_plans_two_threads)
   {
     int k = omp_get_thread_num();
     pscr_plan *plan = NULL;
-    pscr_status st = pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, NULL);
+    pscr_status st = pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, cpu_options());
     for (int rep = 0; st == PSCR_SUCCESS && rep < 20; rep++)
       st = pscr_solve(plan, f[k], par[k]);
     pscr_plan_destroy(plan);
@@ -567,7 +577,7 @@ START_TEST(plan_info)
   op o;
   make_op(&o, RANDOM_SPD, 3, n, 4);
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
   pscr_info info;
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
   ck_assert_int_eq(info.backend, PSCR_BACKEND_CPU);

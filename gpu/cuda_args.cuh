@@ -1,0 +1,51 @@
+// Kernel arguments of the CUDA backend, passed by value: the factors of every
+// dimension and one reduction level of one dimension (pointers already offset
+// to the level, indices level-relative). See cuda_view.h for the tables.
+#ifndef PSCR_CUDA_ARGS_CUH
+#define PSCR_CUDA_ARGS_CUH
+
+#include <stddef.h>
+
+#include "cuda_scalar.cuh"
+#include "cuda_view.h"
+
+namespace pscr_cuda {
+
+// Eigenvector slots (levels.h: PSCR_W_FIRST, PSCR_W_LAST, PSCR_W_SLOTS).
+constexpr int W_FIRST = 3, W_LAST = 4, W_SLOTS = 5;
+
+// Factors on the device: per dimension 4 n entries, a_diag | a_off | m_diag |
+// m_off, the off-diagonals zero-padded to n entries.
+template <class T> struct Facs {
+  const T *ad[3], *ao[3], *md[3], *mo[3];
+  int n[3];
+  int ndim;
+};
+
+// One level i of dimension d.
+template <class T> struct LevelArgs {
+  const int *blk;  // nb blocks, PSCR_CUDA_BLK_INTS each
+  const int *eblk; // ne: level-relative block of each eigenpair
+  const int *jl;   // nj * 3: j, left block, right block (-1: none)
+  const T *lam;    // ne eigenvalues
+  const T *w;      // ne * W_SLOTS eigenvector components
+  int nb, nj, ne;
+  int d;    // dimension (0-based)
+  int n;    // n_d
+  size_t S; // slab length below d: prod_{e > d} n_e
+};
+
+// Threads per block of every kernel; kernels loop grid-stride, so the grid
+// only needs to be large enough to fill the device.
+constexpr int THREADS = 256;
+
+inline unsigned grid_of(size_t count)
+{
+  size_t g = (count + THREADS - 1) / THREADS;
+  const size_t cap = (size_t)1 << 24;
+  return (unsigned)(g < cap ? (g > 0 ? g : 1) : cap);
+}
+
+} // namespace pscr_cuda
+
+#endif

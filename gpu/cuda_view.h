@@ -1,0 +1,70 @@
+/*
+ * A plain-data view of a plan for the CUDA backend. The plan headers are C11
+ * (double complex) and cannot be compiled as C++, so cuda_glue.c reads the
+ * plan and fills this C/C++-compatible struct; the .cu side consumes it.
+ * Level tables are flattened per dimension, all levels concatenated.
+ */
+#ifndef PSCR_CUDA_VIEW_H
+#define PSCR_CUDA_VIEW_H
+
+#include <stddef.h>
+
+#include "pscr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Ints per block in pscr_cuda_dim_view.blk. */
+enum {
+  PSCR_CUDA_BLK_FIRST = 0, /* first(B), 0-based */
+  PSCR_CUDA_BLK_LAST = 1,  /* last(B) */
+  PSCR_CUDA_BLK_ND = 2,    /* |D(B)|, 1..3 */
+  PSCR_CUDA_BLK_D = 3,     /* D(B): 3 slots */
+  PSCR_CUDA_BLK_EREL = 6,  /* first eigenpair of B, relative to the level's eig0 */
+  PSCR_CUDA_BLK_INTS = 7
+};
+
+typedef struct pscr_cuda_level_view {
+  int blk0, nb; /* blocks blk0 .. blk0+nb-1 of the dimension's blk table */
+  int j0, nj;   /* J_i entries j0 .. j0+nj-1 of the dimension's jl table */
+  size_t eig0;  /* the level's eigenpairs are eig0 .. eig0+ne-1 (contiguous) */
+  int ne;
+} pscr_cuda_level_view;
+
+typedef struct pscr_cuda_dim_view {
+  int n, k;
+  size_t neig;               /* eigenpairs over all levels */
+  int nblk, njl;             /* table lengths over all levels */
+  int max_ne, max_nb;        /* largest ne and nb of any level */
+  pscr_cuda_level_view *lvl; /* k entries, level i at lvl[i-1] */
+  int *blk;                  /* nblk * PSCR_CUDA_BLK_INTS */
+  int *eblk;                 /* neig: level-relative block of each eigenpair */
+  int *jl;                   /* njl * 3: j, left block, right block (level-relative, -1: none) */
+  const void *lambda;        /* plan's lambda[d]: neig elements */
+  const void *w;             /* plan's w[d]: neig * PSCR_W_SLOTS elements */
+} pscr_cuda_dim_view;
+
+typedef struct pscr_cuda_view {
+  int is_complex; /* 0: double, 1: interleaved (re, im) doubles */
+  int ndim, device;
+  int n[3];
+  size_t total, elem;
+  double shift[2];
+  /* Factors of each dimension: a_diag (n), a_off (n-1), m_diag (n), m_off (n-1). */
+  const void *fac[3][4];
+  pscr_cuda_dim_view dim[2]; /* dimensions 0 .. ndim-2 */
+} pscr_cuda_view;
+
+/* cuda_backend.cu: the backend on a view. *state is the backend's private data. */
+pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **state, size_t *device_bytes);
+pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view *v);
+pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u);
+pscr_status pscr_cuda_state_solve_device(void *state, const void *f, void *u, void *stream);
+void pscr_cuda_state_destroy(void *state);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

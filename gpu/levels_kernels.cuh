@@ -1,0 +1,149 @@
+// Stage kernels of one reduction level (DESIGN.md section 2), each one launch
+// over all batches, blocks and slab entries of the level. Batches: B
+// independent problems of the dimension (the 3D inner 2D solves), batch b's
+// vector at x + b n_d S, its shift cs[b]. Per (batch, block) buffer `lr` of
+// 2 S entries: L_B | R_B in the forward reduction, gL | gR in the back
+// substitution.
+#ifndef PSCR_CUDA_LEVELS_KERNELS_CUH
+#define PSCR_CUDA_LEVELS_KERNELS_CUH
+
+#include "cuda_args.cuh"
+#include "stencil.cuh"
+
+namespace pscr_cuda {
+
+#define PSCR_GRID_STRIDE(idx, count)                                                   \
+  for (size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x; idx < (count);        \
+       idx += (size_t)gridDim.x * blockDim.x)
+
+// Forward: F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i.
+template <class T>
+__global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *lr, T *x)
+{
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nj * S;
+  PSCR_GRID_STRIDE(idx, count)
+  {
+    const size_t t = idx % S, rest = idx / S;
+    const int q = (int)(rest % (size_t)L.nj), b = (int)(rest / (size_t)L.nj);
+    const int *jr = L.jl + (size_t)q * 3;
+    const int j = jr[0], left = jr[1], right = jr[2];
+    const T c = cs[b];
+    const T *lrb = lr + (size_t)b * (size_t)L.nb * 2 * S;
+    T acc = T(0);
+    if (left >= 0)
+      acc += couple(F, L.d, c, j, j - 1, lrb + ((size_t)left * 2 + 1) * S, t);
+    if (right >= 0)
+      acc += couple(F, L.d, c, j, j + 1, lrb + (size_t)right * 2 * S, t);
+    x[((size_t)b * (size_t)L.n + (size_t)j) * S + t] -= acc;
+  }
+}
+
+// Back: gL = T(first, first-1) u_{first-1}, gR = T(last, last+1) u_{last+1}
+// per block (zero where the neighbour does not exist).
+template <class T>
+__global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x, T *lr)
+{
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
+  PSCR_GRID_STRIDE(idx, count)
+  {
+    const size_t t = idx % S, rest = idx / S;
+    const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
+    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+    const int first = row[PSCR_CUDA_BLK_FIRST], last = row[PSCR_CUDA_BLK_LAST];
+    const T c = cs[b];
+    const T *xb = x + (size_t)b * (size_t)L.n * S;
+    const T gl = first > 0 ? couple(F, L.d, c, first, first - 1, xb + (size_t)(first - 1) * S, t)
+                           : T(0);
+    const T gr = last < L.n - 1 ? couple(F, L.d, c, last, last + 1, xb + (size_t)(last + 1) * S, t)
+                                : T(0);
+    T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
+    out[t] = gl;
+    out[S + t] = gr;
+  }
+}
+
+// Right-hand sides of the level's subproblems as whole slabs, for levels
+// whose subproblem is itself a PSCR solve (3D, dimension 1):
+//   r_sys = sum_q w_e[q] F_{d_q} (- w_e[first] gL - w_e[last] gR), sys = b ne + e,
+// and the subproblem shifts c_b + lambda_e.
+template <class T>
+__global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T *g, T *r,
+                         T *shifts)
+{
+  const size_t S = L.S, count = (size_t)B * (size_t)L.ne * S;
+  PSCR_GRID_STRIDE(idx, count)
+  {
+    const size_t t = idx % S, sys = idx / S;
+    const int e = (int)(sys % (size_t)L.ne), b = (int)(sys / (size_t)L.ne);
+    const int blk = L.eblk[e];
+    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+    const T *w = L.w + (size_t)e * W_SLOTS;
+    const T *xb = x + (size_t)b * (size_t)L.n * S;
+    T v = T(0);
+    for (int q = 0; q < row[PSCR_CUDA_BLK_ND]; q++)
+      v += w[q] * xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t];
+    if (g) {
+      const T *gb = g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
+      v -= w[W_FIRST] * gb[t];
+      v -= w[W_LAST] * gb[S + t];
+    }
+    r[sys * S + t] = v;
+    if (t == 0)
+      shifts[sys] = cs[b] + L.lam[e];
+  }
+}
+
+// Weighted sums of the level's solutions v_sys (entry t at v[sys vs + t vt]):
+//   forward: L_B = sum_e w_e[first] v_e, R_B = sum_e w_e[last] v_e into lr;
+//   back:    u_{d_q} = sum_e w_e[q] v_e, written over F_{d_q} in x (every
+//            read of F by this level happened in an earlier launch).
+template <class T>
+__global__ void k_reduce(LevelArgs<T> L, int B, const T *v, size_t vs, size_t vt, int back,
+                         T *lr, T *x)
+{
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
+  PSCR_GRID_STRIDE(idx, count)
+  {
+    const size_t t = idx % S, rest = idx / S;
+    const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
+    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+    const int nd = row[PSCR_CUDA_BLK_ND], e0 = row[PSCR_CUDA_BLK_EREL];
+    const int e1 = e0 + row[PSCR_CUDA_BLK_LAST] - row[PSCR_CUDA_BLK_FIRST] + 1;
+    T acc[3] = {T(0), T(0), T(0)};
+    for (int e = e0; e < e1; e++) {
+      const T val = v[((size_t)b * (size_t)L.ne + (size_t)e) * vs + t * vt];
+      const T *w = L.w + (size_t)e * W_SLOTS;
+      if (back) {
+        for (int q = 0; q < nd; q++)
+          acc[q] += w[q] * val;
+      } else {
+        acc[0] += w[W_FIRST] * val;
+        acc[1] += w[W_LAST] * val;
+      }
+    }
+    if (back) {
+      T *xb = x + (size_t)b * (size_t)L.n * S;
+      for (int q = 0; q < nd; q++)
+        xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t] = acc[q];
+    } else {
+      T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
+      out[t] = acc[0];
+      out[S + t] = acc[1];
+    }
+  }
+}
+
+// After a solve: if a pivot was flagged, u holds no solution; make that
+// impossible to miss (as the CPU backend does). count doubles.
+__global__ void k_nan_if_flag(const int *flag, double *u, size_t count)
+{
+  if (*flag == 0)
+    return;
+  PSCR_GRID_STRIDE(idx, count) { u[idx] = __longlong_as_double(0x7ff8000000000000LL); }
+}
+
+#undef PSCR_GRID_STRIDE
+
+} // namespace pscr_cuda
+
+#endif

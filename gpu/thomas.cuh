@@ -1,0 +1,86 @@
+// Level solve when the subproblems are tridiagonal (the level runs along the
+// last-but-one dimension d, so the subproblem is (A_l + s M_l) y = r along the
+// last dimension l = d + 1). One thread per subproblem (batch b, eigenpair e):
+//   r = sum_q w_e[q] F_{d_q} (- w_e[first] gL - w_e[last] gR in the back
+//   substitution), formed row by row during the elimination;
+//   s = c_b + lambda_e; Thomas elimination exactly as the CPU backend's
+//   (cpu_solve_impl.h, same pivot test).
+// y and the multipliers are stored interleaved, element i of system `sys` at
+// [i * nsys + sys], so consecutive threads touch consecutive addresses.
+#ifndef PSCR_CUDA_THOMAS_CUH
+#define PSCR_CUDA_THOMAS_CUH
+
+#include <float.h>
+
+#include "cuda_args.cuh"
+
+namespace pscr_cuda {
+
+// x: B batch vectors of n_d * S entries; g: NULL (forward) or gL, gR per
+// (batch, block) as written by k_couple_back; flag: set to 1 on a pivot that
+// is numerically zero.
+template <class T>
+__global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x,
+                         const T *g, T *v, T *cp, int *flag)
+{
+  const int l = L.d + 1, nl = F.n[l];
+  const T *ad = F.ad[l], *ao = F.ao[l], *md = F.md[l], *mo = F.mo[l];
+  const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
+  for (size_t sys = (size_t)blockIdx.x * blockDim.x + threadIdx.x; sys < nsys;
+       sys += (size_t)gridDim.x * blockDim.x) {
+    const int b = (int)(sys / (size_t)L.ne), e = (int)(sys % (size_t)L.ne);
+    const int blk = L.eblk[e];
+    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+    const int nd = row[PSCR_CUDA_BLK_ND];
+    const T *wp = L.w + (size_t)e * W_SLOTS;
+    T w[W_SLOTS];
+    for (int q = 0; q < W_SLOTS; q++)
+      w[q] = wp[q];
+    const T *src[3];
+    for (int q = 0; q < 3; q++)
+      src[q] = x + (size_t)b * (size_t)L.n * S + (size_t)row[PSCR_CUDA_BLK_D + q] * S;
+    const T *gl = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
+    const T s = cs[b] + L.lam[e];
+
+    int bad = 0;
+    T eprev = T(0), cprev = T(0), yprev = T(0);
+    for (int i = 0; i < nl; i++) {
+      T r = T(0);
+      for (int q = 0; q < nd; q++)
+        r += w[q] * src[q][i];
+      if (gl) {
+        r -= w[W_FIRST] * gl[i];
+        r -= w[W_LAST] * gl[S + i];
+      }
+      const T diag = ad[i] + s * md[i];
+      T piv;
+      if (i == 0) {
+        piv = diag;
+        bad |= !(abs1(piv) > 0.0);
+      } else {
+        const T tt = eprev * cprev;
+        piv = diag - tt;
+        bad |= !(abs1(piv) > DBL_EPSILON * (abs1(diag) + abs1(tt)));
+      }
+      const T iv = inv(piv);
+      const T y = i == 0 ? r * iv : (r - eprev * yprev) * iv;
+      eprev = i < nl - 1 ? ao[i] + s * mo[i] : T(0);
+      cprev = eprev * iv;
+      v[(size_t)i * nsys + sys] = y;
+      cp[(size_t)i * nsys + sys] = cprev;
+      yprev = y;
+    }
+    T ynext = yprev;
+    for (int i = nl - 2; i >= 0; i--) {
+      const size_t at = (size_t)i * nsys + sys;
+      ynext = v[at] - cp[at] * ynext;
+      v[at] = ynext;
+    }
+    if (bad)
+      atomicOr(flag, 1);
+  }
+}
+
+} // namespace pscr_cuda
+
+#endif

@@ -1,0 +1,348 @@
+/*
+ * CUDA backend against the CPU reference (Ginkgo-style: GPU results checked
+ * against the reference kernels): random pencils of every kind, 2D and 3D
+ * sizes covering 1..5 levels and every n1 mod 4; backward error bounds as in
+ * test_solve.c plus "no worse than 10x the CPU's"; agreement with the CPU
+ * solution; pscr_solve_device == pscr_solve; in place; singular shifts.
+ *
+ * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
+ * exits 77 (ctest skip) when the CUDA backend or a device is not available.
+ */
+#include <cuda_runtime_api.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_util.h"
+
+#define BERR_REAL 1e-13
+#define BERR_COMPLEX 1e-11
+#define REL_DIFF 1e-10
+
+typedef enum kind { POISSON, HELMHOLTZ, RANDOM_SPD, RANDOM_COMPLEX, NKINDS } kind;
+static const char *kind_name[] = {"poisson", "helmholtz", "random-spd", "random-complex"};
+
+/* ------------------------------------------- operators (as in test_solve.c) */
+typedef struct op {
+  pscr_dtype dtype;
+  int ndim;
+  pscr_pencil pencils[3];
+  double shift[2];
+  double *store[3];
+} op;
+
+static void op_free(op *o)
+{
+  for (int d = 0; d < 3; d++)
+    free(o->store[d]);
+}
+
+static void make_pencil(op *o, int d, kind k, int n, tu_rng *rng)
+{
+  int cplx = o->dtype == PSCR_C64, w = cplx ? 2 : 1;
+  double *s = calloc((size_t)(4 * n + 4) * w, sizeof(double));
+  ck_assert_ptr_nonnull(s);
+  o->store[d] = s;
+  double *ad = s, *ao = s + (size_t)n * w, *md = s + (size_t)2 * n * w, *mo = s + (size_t)3 * n * w;
+  if (k == POISSON) {
+    double *h = malloc((size_t)(n + 1) * sizeof *h);
+    for (int i = 0; i <= n; i++)
+      h[i] = (0.5 + tu_uniform(rng)) / (n + 1);
+    ck_assert_int_eq(pscr_poisson_factors(n, h, ad, ao, md, mo), PSCR_SUCCESS);
+    free(h);
+  } else if (k == HELMHOLTZ) {
+    double *h = malloc((size_t)n * sizeof *h);
+    for (int i = 0; i < n - 1; i++)
+      h[i] = (0.5 + tu_uniform(rng)) / (n - 1);
+    ck_assert_int_eq(pscr_helmholtz_factors(n, h, 20.0, ad, ao, md, mo), PSCR_SUCCESS);
+    free(h);
+  } else {
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < w; c++) {
+        double re = c == 0;
+        ad[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.3 * tu_uniform(rng);
+        md[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.1 * tu_symm(rng);
+        if (i < n - 1) {
+          ao[i * w + c] = re ? -0.9 * tu_uniform(rng) : 0.1 * tu_symm(rng);
+          mo[i * w + c] = re ? 0.9 * tu_symm(rng) : 0.1 * tu_symm(rng);
+        }
+      }
+  }
+  o->pencils[d] = (pscr_pencil){n, ad, ao, md, (k == POISSON) ? NULL : mo};
+}
+
+static void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed)
+{
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  memset(o, 0, sizeof *o);
+  o->dtype = (k == HELMHOLTZ || k == RANDOM_COMPLEX) ? PSCR_C64 : PSCR_R64;
+  o->ndim = ndim;
+  for (int d = 0; d < ndim; d++)
+    make_pencil(o, d, k, n[d], &rng);
+  if (k == HELMHOLTZ) {
+    o->shift[0] = -400.0;
+  } else if (k == RANDOM_COMPLEX) {
+    o->shift[0] = 0.5;
+    o->shift[1] = 0.25;
+  }
+}
+
+static void *random_vector(const op *o, uint64_t seed)
+{
+  size_t n = tu_size(o->ndim, o->pencils) * (o->dtype == PSCR_C64 ? 2 : 1);
+  double *f = malloc(n * sizeof *f);
+  ck_assert_ptr_nonnull(f);
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  for (size_t i = 0; i < n; i++)
+    f[i] = tu_symm(&rng);
+  return f;
+}
+
+static pscr_plan *make_plan(const op *o, pscr_backend backend)
+{
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = backend;
+  pscr_plan *plan = NULL;
+  pscr_status st = pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, o->shift, &opts);
+  ck_assert_msg(st == PSCR_SUCCESS, "plan (%s): %s (%s)",
+                backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu", pscr_status_string(st),
+                pscr_last_error());
+  return plan;
+}
+
+/* -------------------------------------------------- GPU against the CPU */
+static void check_gpu(kind k, int ndim, const int *n, uint64_t seed)
+{
+  op o;
+  make_op(&o, k, ndim, n, seed);
+  size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
+  pscr_plan *cpu = make_plan(&o, PSCR_BACKEND_CPU), *gpu = make_plan(&o, PSCR_BACKEND_CUDA);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(gpu, &info), PSCR_SUCCESS);
+  ck_assert_int_eq(info.backend, PSCR_BACKEND_CUDA);
+  ck_assert(info.device_bytes > 0);
+
+  void *f = random_vector(&o, seed + 1), *uc = malloc(N * es), *ug = malloc(N * es);
+  ck_assert_ptr_nonnull(uc);
+  ck_assert_ptr_nonnull(ug);
+  pscr_status st = pscr_solve(cpu, f, uc);
+  ck_assert_msg(st == PSCR_SUCCESS, "cpu solve: %s", pscr_status_string(st));
+  st = pscr_solve(gpu, f, ug);
+  ck_assert_msg(st == PSCR_SUCCESS, "cuda solve: %s (%s)", pscr_status_string(st),
+                pscr_last_error());
+
+  double bc = tu_backward_error(o.dtype, ndim, o.pencils, o.shift, uc, f);
+  double bg = tu_backward_error(o.dtype, ndim, o.pencils, o.shift, ug, f);
+  double bound = o.dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL;
+  double rel = tu_diff_inf(o.dtype, N, ug, uc) / tu_norm_inf(o.dtype, N, uc);
+  printf("%-15s %dD n=%4d %4d %4d  berr cpu %.2e cuda %.2e  rel diff %.2e\n", kind_name[k], ndim,
+         n[0], n[1], ndim == 3 ? n[2] : 1, bc, bg, rel);
+  ck_assert_msg(bg <= bound, "%s %dD n=%d,%d,%d: cuda backward error %.3e > %.0e", kind_name[k],
+                ndim, n[0], n[1], ndim == 3 ? n[2] : 1, bg, bound);
+  ck_assert_msg(bg <= 10 * bc + 1e-15, "%s: cuda backward error %.3e > 10x cpu %.3e",
+                kind_name[k], bg, bc);
+  ck_assert_msg(rel <= REL_DIFF, "%s %dD n=%d,%d,%d: cuda differs from cpu by %.3e",
+                kind_name[k], ndim, n[0], n[1], ndim == 3 ? n[2] : 1, rel);
+
+  free(f);
+  free(uc);
+  free(ug);
+  pscr_plan_destroy(cpu);
+  pscr_plan_destroy(gpu);
+  op_free(&o);
+}
+
+static const int sizes_2d[][2] = {
+    {1, 1},   {2, 5},   {3, 4},   {4, 3},    {5, 6},    {15, 9},   {16, 8},   {17, 11},
+    {63, 5},  {64, 12}, {65, 10}, {255, 4},  {256, 3},  {257, 6},  {1000, 17}, {1, 7},
+    {70, 70}, {33, 40}, {200, 150},
+};
+#define N_SIZES_2D ((int)(sizeof sizes_2d / sizeof sizes_2d[0]))
+
+static const int sizes_3d[][3] = {
+    {1, 1, 1}, {2, 3, 4}, {4, 4, 4}, {5, 6, 7}, {17, 3, 5}, {3, 17, 4}, {31, 31, 31}, {64, 6, 5},
+};
+#define N_SIZES_3D ((int)(sizeof sizes_3d / sizeof sizes_3d[0]))
+
+/* _i runs over sizes x kinds. */
+START_TEST(gpu_2d)
+{
+  kind k = (kind)(_i % NKINDS);
+  int i = _i / NKINDS, n[2] = {sizes_2d[i][0], sizes_2d[i][1]};
+  if (k == HELMHOLTZ) { /* ABC factors need two nodes per dimension */
+    n[0] = n[0] < 2 ? 2 : n[0];
+    n[1] = n[1] < 2 ? 2 : n[1];
+  }
+  check_gpu(k, 2, n, 5000u + (uint64_t)_i);
+}
+END_TEST
+
+START_TEST(gpu_3d)
+{
+  kind k = (kind)(_i % NKINDS);
+  int i = _i / NKINDS, n[3];
+  for (int d = 0; d < 3; d++)
+    n[d] = (k == HELMHOLTZ && sizes_3d[i][d] < 2) ? 2 : sizes_3d[i][d];
+  check_gpu(k, 3, n, 6000u + (uint64_t)_i);
+}
+END_TEST
+
+/* -------------------------------- device arrays, streams and in place */
+START_TEST(device_arrays)
+{
+  /* _i: 0 real 2D, 1 complex 2D, 2 real 3D, 3 complex 3D. */
+  static const int n2[2] = {37, 21}, n3[3] = {9, 10, 11};
+  kind k = (_i & 1) ? RANDOM_COMPLEX : RANDOM_SPD;
+  int ndim = _i < 2 ? 2 : 3;
+  op o;
+  make_op(&o, k, ndim, ndim == 2 ? n2 : n3, 77u + (uint64_t)_i);
+  size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype), bytes = N * es;
+  pscr_plan *gpu = make_plan(&o, PSCR_BACKEND_CUDA);
+  void *f = random_vector(&o, 99u + (uint64_t)_i), *u = malloc(bytes), *ud = malloc(bytes);
+  ck_assert_int_eq(pscr_solve(gpu, f, u), PSCR_SUCCESS);
+
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  /* Default stream, out of place: f untouched, u equal to pscr_solve's. */
+  ck_assert_int_eq(pscr_solve_device(gpu, df, du, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(cudaDeviceSynchronize(), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(ud, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ck_assert_msg(tu_diff_inf(o.dtype, N, ud, u) == 0.0, "device solve differs from host solve");
+  ck_assert_int_eq(cudaMemcpy(ud, df, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ck_assert_msg(memcmp(ud, f, bytes) == 0, "pscr_solve_device changed f");
+  /* A user stream, in place. */
+  cudaStream_t stream;
+  ck_assert_int_eq(cudaStreamCreate(&stream), cudaSuccess);
+  ck_assert_int_eq(pscr_solve_device(gpu, df, df, stream), PSCR_SUCCESS);
+  ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(ud, df, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ck_assert_msg(tu_diff_inf(o.dtype, N, ud, u) == 0.0, "in-place device solve differs");
+  ck_assert_int_eq(cudaStreamDestroy(stream), cudaSuccess);
+  /* Host, in place. */
+  ck_assert_int_eq(pscr_solve(gpu, f, f), PSCR_SUCCESS);
+  ck_assert_msg(tu_diff_inf(o.dtype, N, f, u) == 0.0, "in-place host solve differs");
+
+  cudaFree(df);
+  cudaFree(du);
+  free(f);
+  free(u);
+  free(ud);
+  pscr_plan_destroy(gpu);
+  op_free(&o);
+}
+END_TEST
+
+/* ------------------------------------------------------------ errors */
+START_TEST(singular_shift)
+{
+  /* As test_solve.c: n1 = 1, A1 = 2, M1 = 1 gives lambda = 2 exactly and
+     c = -2 leaves A2 + (lambda + c) M2 = A2, singular. _i = 0: A2 = [[1,1],[1,1]];
+     _i = 1: A2 = [0]. */
+  double a1 = 2.0, m1 = 1.0, c = -2.0;
+  double a2d[2] = {1.0, 1.0}, a2o[1] = {1.0}, m2d[2] = {1.0, 1.0}, zero = 0.0;
+  pscr_pencil p[2] = {{1, &a1, NULL, &m1, NULL}, {2, a2d, a2o, m2d, NULL}};
+  if (_i == 1)
+    p[1] = (pscr_pencil){1, &zero, NULL, m2d, NULL};
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
+  double f[2] = {1.0, 2.0}, u[2] = {5.0, 5.0};
+  pscr_status st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_ERROR_SINGULAR, "got %s", pscr_status_string(st));
+  ck_assert(isnan(u[0]));
+  ck_assert(f[0] == 1.0 && f[1] == 2.0);
+  st = pscr_solve(plan, f, f);
+  ck_assert_int_eq(st, PSCR_ERROR_SINGULAR);
+  ck_assert(isnan(f[0]));
+  /* The flag is reset per solve: a regular plan afterwards is unaffected. */
+  pscr_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(bad_arguments)
+{
+  double one = 1.0, c = 0.0, f = 1.0, u = 0.0;
+  pscr_pencil p[2] = {{1, &one, NULL, &one, NULL}, {1, &one, NULL, &one, NULL}};
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  pscr_plan *cpu, *gpu;
+  ck_assert_int_eq(pscr_plan_create(&cpu, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve_device(cpu, &f, &u, NULL), PSCR_ERROR_NOT_SUPPORTED);
+  opts.backend = PSCR_BACKEND_CUDA;
+  ck_assert_int_eq(pscr_plan_create(&gpu, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve_device(gpu, NULL, &u, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_solve_device(gpu, &f, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_solve(gpu, &f, &u), PSCR_SUCCESS);
+  ck_assert(tu_close(u, 0.5, 1e-15, 0)); /* (1 + 1 + 0) u = 1 */
+  opts.device = 1 << 20;
+  pscr_plan *none = (pscr_plan *)&one;
+  ck_assert_int_eq(pscr_plan_create(&none, PSCR_R64, 2, p, &c, &opts), PSCR_ERROR_NOT_SUPPORTED);
+  ck_assert_ptr_null(none);
+  pscr_plan_destroy(cpu);
+  pscr_plan_destroy(gpu);
+}
+END_TEST
+
+static Suite *cuda_suite(void)
+{
+  Suite *s = suite_create("cuda");
+  TCase *tc = tcase_create("against_cpu");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, gpu_2d, 0, N_SIZES_2D * NKINDS);
+  tcase_add_loop_test(tc, gpu_3d, 0, N_SIZES_3D * NKINDS);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("api");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, device_arrays, 0, 4);
+  tcase_add_loop_test(tc, singular_shift, 0, 2);
+  tcase_add_test(tc, bad_arguments);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+/* A plan on the CUDA backend for a 1 x 1 problem: NOT_SUPPORTED means no
+   CUDA build, backend or device. */
+static int cuda_available(void)
+{
+  double one = 1.0, c = 0.0;
+  pscr_pencil p[2] = {{1, &one, NULL, &one, NULL}, {1, &one, NULL, &one, NULL}};
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  pscr_plan *plan = NULL;
+  pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts);
+  pscr_plan_destroy(plan);
+  if (st == PSCR_ERROR_NOT_SUPPORTED)
+    return 0;
+  if (st != PSCR_SUCCESS) {
+    fprintf(stderr, "CUDA plan failed: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    return -1;
+  }
+  return 1;
+}
+
+int main(void)
+{
+  int avail = cuda_available();
+  if (avail == 0) {
+    printf("no CUDA device: skipped (%s)\n", pscr_last_error());
+    return 77;
+  }
+  if (avail < 0)
+    return 1;
+  SRunner *sr = srunner_create(cuda_suite());
+  srunner_set_fork_status(sr, CK_NOFORK); /* never fork after CUDA is initialized */
+  srunner_run_all(sr, CK_NORMAL);
+  int failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed == 0 ? 0 : 1;
+}
