@@ -27,6 +27,9 @@ void PSCR_SUF(pscr_kron_apply)(int nd, const PSCR_SUF(pscr_tri) * t, PSCR_SCALAR
     }
   }
   const int n0 = ax[0].n, n1 = ax[1].n, n2 = ax[2].n;
+  /* Parallel over the outermost index for the operator applied to a whole
+     vector; inside a solve's parallel region this nests and runs serially. */
+#pragma omp parallel for schedule(static) if ((size_t)n0 * n1 * n2 > 65536)
   for (int i0 = 0; i0 < n0; i0++)
     for (int i1 = 0; i1 < n1; i1++) {
       /* c01[s0][s1] = T0(i0, i0+s0) T1(i1, i1+s1), zero outside the matrix. */
@@ -106,8 +109,11 @@ double PSCR_SUF(pscr_kron_norm_inf)(int nd, const PSCR_SUF(pscr_factor) * f, PSC
   for (int d = 0; d < nd; d++)
     n[d] = f[d].a.n;
   double best = 0.0;
-  int idx[3];
-  for (idx[0] = 0; idx[0] < n[0]; idx[0]++)
+  int any_nan = 0;
+#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : any_nan)
+  for (int i0 = 0; i0 < n[0]; i0++) {
+    int idx[3];
+    idx[0] = i0;
     for (idx[1] = 0; idx[1] < n[1]; idx[1]++)
       for (idx[2] = 0; idx[2] < n[2]; idx[2]++) {
         double row = 0.0;
@@ -135,8 +141,9 @@ double PSCR_SUF(pscr_kron_norm_inf)(int nd, const PSCR_SUF(pscr_factor) * f, PSC
           }
           row += PSCR_ABS(v + shift * mprod);
         }
-        if (row > best || isnan(row))
-          best = row;
+        any_nan |= isnan(row);
+        best = fmax(best, row);
       }
-  return best;
+  }
+  return any_nan ? NAN : best; /* a NaN row makes the norm NaN (max drops it) */
 }
