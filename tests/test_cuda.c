@@ -14,92 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_util.h"
+#include "test_ops.h"
 
 #define BERR_REAL 1e-13
 #define BERR_COMPLEX 1e-11
 #define REL_DIFF 1e-10
-
-typedef enum kind { POISSON, HELMHOLTZ, RANDOM_SPD, RANDOM_COMPLEX, NKINDS } kind;
-static const char *kind_name[] = {"poisson", "helmholtz", "random-spd", "random-complex"};
-
-/* ------------------------------------------- operators (as in test_solve.c) */
-typedef struct op {
-  pscr_dtype dtype;
-  int ndim;
-  pscr_pencil pencils[3];
-  double shift[2];
-  double *store[3];
-} op;
-
-static void op_free(op *o)
-{
-  for (int d = 0; d < 3; d++)
-    free(o->store[d]);
-}
-
-static void make_pencil(op *o, int d, kind k, int n, tu_rng *rng)
-{
-  int cplx = o->dtype == PSCR_C64, w = cplx ? 2 : 1;
-  double *s = calloc((size_t)(4 * n + 4) * w, sizeof(double));
-  ck_assert_ptr_nonnull(s);
-  o->store[d] = s;
-  double *ad = s, *ao = s + (size_t)n * w, *md = s + (size_t)2 * n * w, *mo = s + (size_t)3 * n * w;
-  if (k == POISSON) {
-    double *h = malloc((size_t)(n + 1) * sizeof *h);
-    for (int i = 0; i <= n; i++)
-      h[i] = (0.5 + tu_uniform(rng)) / (n + 1);
-    ck_assert_int_eq(pscr_poisson_factors(n, h, ad, ao, md, mo), PSCR_SUCCESS);
-    free(h);
-  } else if (k == HELMHOLTZ) {
-    double *h = malloc((size_t)n * sizeof *h);
-    for (int i = 0; i < n - 1; i++)
-      h[i] = (0.5 + tu_uniform(rng)) / (n - 1);
-    ck_assert_int_eq(pscr_helmholtz_factors(n, h, 20.0, ad, ao, md, mo), PSCR_SUCCESS);
-    free(h);
-  } else {
-    for (int i = 0; i < n; i++)
-      for (int c = 0; c < w; c++) {
-        double re = c == 0;
-        ad[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.3 * tu_uniform(rng);
-        md[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.1 * tu_symm(rng);
-        if (i < n - 1) {
-          ao[i * w + c] = re ? -0.9 * tu_uniform(rng) : 0.1 * tu_symm(rng);
-          mo[i * w + c] = re ? 0.9 * tu_symm(rng) : 0.1 * tu_symm(rng);
-        }
-      }
-  }
-  o->pencils[d] = (pscr_pencil){n, ad, ao, md, (k == POISSON) ? NULL : mo};
-}
-
-static void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed)
-{
-  tu_rng rng;
-  tu_rng_seed(&rng, seed);
-  memset(o, 0, sizeof *o);
-  o->dtype = (k == HELMHOLTZ || k == RANDOM_COMPLEX) ? PSCR_C64 : PSCR_R64;
-  o->ndim = ndim;
-  for (int d = 0; d < ndim; d++)
-    make_pencil(o, d, k, n[d], &rng);
-  if (k == HELMHOLTZ) {
-    o->shift[0] = -400.0;
-  } else if (k == RANDOM_COMPLEX) {
-    o->shift[0] = 0.5;
-    o->shift[1] = 0.25;
-  }
-}
-
-static void *random_vector(const op *o, uint64_t seed)
-{
-  size_t n = tu_size(o->ndim, o->pencils) * (o->dtype == PSCR_C64 ? 2 : 1);
-  double *f = malloc(n * sizeof *f);
-  ck_assert_ptr_nonnull(f);
-  tu_rng rng;
-  tu_rng_seed(&rng, seed);
-  for (size_t i = 0; i < n; i++)
-    f[i] = tu_symm(&rng);
-  return f;
-}
 
 static pscr_plan *make_plan(const op *o, pscr_backend backend)
 {

@@ -84,15 +84,6 @@ void free(void *p)
 
 typedef pscr_status (*scenario)(void);
 
-/* This suite checks the CPU reference backend: pin it (AUTO would pick CUDA
-   on a machine with a device). */
-static const pscr_options *cpu_options(void)
-{
-  static pscr_options o;
-  pscr_options_init(&o);
-  o.backend = PSCR_BACKEND_CPU;
-  return &o;
-}
 
 
 static pscr_status plan_and_solve(int ndim, pscr_problem_kind kind)
@@ -111,7 +102,7 @@ static pscr_status plan_and_solve(int ndim, pscr_problem_kind kind)
   }
   if ((st = pscr_problem_manufactured(pb, b, NULL)))
     goto out;
-  if ((st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, cpu_options())))
+  if ((st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, tu_cpu_options())))
     goto out;
   st = pscr_solve(plan, b, u);
 out:

@@ -14,104 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_util.h"
+#include "test_ops.h"
 
 #define BERR_REAL 1e-13
 #define BERR_COMPLEX 1e-11
 
-/* This suite checks the CPU reference backend: pin it (AUTO would pick CUDA
-   on a machine with a device). */
-static const pscr_options *cpu_options(void)
-{
-  static pscr_options o;
-  pscr_options_init(&o);
-  o.backend = PSCR_BACKEND_CPU;
-  return &o;
-}
-
-typedef enum kind { POISSON, HELMHOLTZ, RANDOM_SPD, RANDOM_COMPLEX } kind;
-static const char *kind_name[] = {"poisson", "helmholtz", "random-spd", "random-complex"};
-
-/* A test operator with owned factor storage. */
-typedef struct op {
-  pscr_dtype dtype;
-  int ndim;
-  pscr_pencil pencils[3];
-  double shift[2];
-  double *store[3];
-} op;
-
-static void op_free(op *o)
-{
-  for (int d = 0; d < 3; d++)
-    free(o->store[d]);
-}
-
-/* Factors of one dimension of the given kind; n >= 1 (Helmholtz n >= 2). */
-static void make_pencil(op *o, int d, kind k, int n, tu_rng *rng)
-{
-  int cplx = o->dtype == PSCR_C64, w = cplx ? 2 : 1;
-  double *s = calloc((size_t)(4 * n + 4) * w, sizeof(double));
-  ck_assert_ptr_nonnull(s);
-  o->store[d] = s;
-  double *ad = s, *ao = s + (size_t)n * w, *md = s + (size_t)2 * n * w, *mo = s + (size_t)3 * n * w;
-  if (k == POISSON) {
-    double *h = malloc((size_t)(n + 1) * sizeof *h);
-    for (int i = 0; i <= n; i++)
-      h[i] = (0.5 + tu_uniform(rng)) / (n + 1); /* non-uniform: steps vary 3x */
-    ck_assert_int_eq(pscr_poisson_factors(n, h, ad, ao, md, mo), PSCR_SUCCESS);
-    free(h);
-  } else if (k == HELMHOLTZ) {
-    double *h = malloc((size_t)n * sizeof *h);
-    for (int i = 0; i < n - 1; i++)
-      h[i] = (0.5 + tu_uniform(rng)) / (n - 1);
-    ck_assert_int_eq(pscr_helmholtz_factors(n, h, 20.0, ad, ao, md, mo), PSCR_SUCCESS);
-    free(h);
-  } else {
-    /* Random symmetric A with a positive diagonal, SPD tridiagonal M
-       (diagonally dominant); complex: both complex symmetric with a modest
-       imaginary part (a lossy medium), so the shifted systems stay regular. */
-    for (int i = 0; i < n; i++)
-      for (int c = 0; c < w; c++) {
-        double re = c == 0;
-        ad[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.3 * tu_uniform(rng);
-        md[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.1 * tu_symm(rng);
-        if (i < n - 1) {
-          ao[i * w + c] = re ? -0.9 * tu_uniform(rng) : 0.1 * tu_symm(rng);
-          mo[i * w + c] = re ? 0.9 * tu_symm(rng) : 0.1 * tu_symm(rng);
-        }
-      }
-  }
-  o->pencils[d] = (pscr_pencil){n, ad, ao, md, (k == POISSON) ? NULL : mo};
-}
-
-static void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed)
-{
-  tu_rng rng;
-  tu_rng_seed(&rng, seed);
-  memset(o, 0, sizeof *o);
-  o->dtype = (k == HELMHOLTZ || k == RANDOM_COMPLEX) ? PSCR_C64 : PSCR_R64;
-  o->ndim = ndim;
-  for (int d = 0; d < ndim; d++)
-    make_pencil(o, d, k, n[d], &rng);
-  if (k == HELMHOLTZ) {
-    o->shift[0] = -400.0; /* c = -omega^2, omega = 20 */
-  } else if (k == RANDOM_COMPLEX) {
-    o->shift[0] = 0.5;
-    o->shift[1] = 0.25;
-  }
-}
-
-static void *random_vector(const op *o, uint64_t seed)
-{
-  size_t n = tu_size(o->ndim, o->pencils) * (o->dtype == PSCR_C64 ? 2 : 1);
-  double *f = malloc(n * sizeof *f);
-  tu_rng rng;
-  tu_rng_seed(&rng, seed);
-  for (size_t i = 0; i < n; i++)
-    f[i] = tu_symm(&rng);
-  return f;
-}
 
 /* Solve a random right-hand side; check the backward error bound and, for
    N <= 1500, the dense reference. Returns the backward error. */
@@ -226,7 +133,7 @@ START_TEST(in_place_equals_out_of_place)
   make_op(&o, k, _i == 0 ? 2 : 3, n, 77);
   size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, tu_cpu_options()), PSCR_SUCCESS);
   void *f = random_vector(&o, 5), *u = malloc(N * es), *g = malloc(N * es);
   memcpy(g, f, N * es);
   ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
@@ -276,7 +183,7 @@ START_TEST(linearity)
   make_op(&o, RANDOM_SPD, 2, n, 9);
   size_t N = tu_size(2, o.pencils);
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 2, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_SUCCESS);
   double *f = random_vector(&o, 1), *g = random_vector(&o, 2), *h = malloc(N * sizeof *h);
   double *uf = malloc(N * sizeof *uf), *ug = malloc(N * sizeof *ug), *uh = malloc(N * sizeof *uh);
   for (size_t i = 0; i < N; i++)
@@ -311,7 +218,7 @@ static void convergence(pscr_problem_kind kind, int ndim, double grading, const 
     void *b = malloc(N * es), *ue = malloc(N * es), *u = malloc(N * es);
     ck_assert_int_eq(pscr_problem_manufactured(pb, b, ue), PSCR_SUCCESS);
     pscr_plan *plan;
-    ck_assert_int_eq(pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, cpu_options()),
+    ck_assert_int_eq(pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, tu_cpu_options()),
                      PSCR_SUCCESS);
     ck_assert_int_eq(pscr_solve(plan, b, u), PSCR_SUCCESS);
     double hmax = 0;
@@ -372,14 +279,14 @@ START_TEST(bad_input)
   op o;
   make_op(&o, POISSON, 2, n, 3);
   pscr_plan *plan = (pscr_plan *)&o; /* must be overwritten with NULL on error */
-  ck_assert_int_eq(pscr_plan_create(NULL, PSCR_R64, 2, o.pencils, o.shift, cpu_options()),
+  ck_assert_int_eq(pscr_plan_create(NULL, PSCR_R64, 2, o.pencils, o.shift, tu_cpu_options()),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, NULL, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, NULL, o.shift, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
   ck_assert_ptr_null(plan);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, NULL, cpu_options()), PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 4, o.pencils, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 1, o.pencils, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_plan_create(&plan, (pscr_dtype)9, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, NULL, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 4, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 1, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, (pscr_dtype)9, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = (pscr_backend)7;
@@ -390,28 +297,28 @@ START_TEST(bad_input)
 
   pscr_pencil bad[2] = {o.pencils[0], o.pencils[1]};
   bad[1].n = 0;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
   bad[1] = o.pencils[1];
   bad[0].m_diag = NULL;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, cpu_options()), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, bad, o.shift, tu_cpu_options()), PSCR_ERROR_INVALID_VALUE);
 
   /* NaN / Inf in a factor and in the shift. */
   double *ad = (double *)o.pencils[1].a_diag;
   double keep = ad[2];
   ad[2] = NAN;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_NON_FINITE);
   ck_assert_msg(strstr(pscr_last_error(), "pencil 2") != NULL, "detail: %s", pscr_last_error());
   ad[2] = INFINITY;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_NON_FINITE);
   ad[2] = keep;
   double inf_shift = INFINITY;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, &inf_shift, cpu_options()), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, &inf_shift, tu_cpu_options()), PSCR_ERROR_NON_FINITE);
 
   /* Indefinite M1 (real). */
   double *md = (double *)o.pencils[0].m_diag;
   keep = md[5];
   md[5] = -0.5;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NOT_DEFINITE);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_NOT_DEFINITE);
   ck_assert_msg(strstr(pscr_last_error(), "M1 is not positive definite: pivot 6 is -0.5"),
                 "detail: %s", pscr_last_error());
   md[5] = keep;
@@ -422,7 +329,7 @@ START_TEST(bad_input)
     make_op(&q, RANDOM_SPD, 3, n3, 8);
     double *mo = (double *)q.pencils[1].m_off;
     mo[2] = 10.0;
-    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, q.pencils, q.shift, cpu_options()),
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, q.pencils, q.shift, tu_cpu_options()),
                      PSCR_ERROR_NOT_DEFINITE);
     ck_assert_msg(strstr(pscr_last_error(), "M2 is not positive definite: pivot 4"), "detail: %s",
                   pscr_last_error());
@@ -440,17 +347,17 @@ START_TEST(bad_input)
         big_o[i] = -1e300;
     }
     pscr_pencil pb[2] = {{8, big_d, big_o, ones, NULL}, o.pencils[1]};
-    pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb, o.shift, cpu_options());
+    pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb, o.shift, tu_cpu_options());
     ck_assert_msg(st == PSCR_ERROR_EIGEN_FAILED, "got %s (%s)", pscr_status_string(st),
                   pscr_last_error());
     ck_assert_ptr_null(plan);
   }
 
   /* Single precision is a valid request this backend cannot serve yet. */
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, cpu_options()), PSCR_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_NOT_SUPPORTED);
 
   /* Solve-time checks. */
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_SUCCESS);
   size_t N = 48;
   double f[48], u[48];
   for (size_t i = 0; i < N; i++)
@@ -483,7 +390,7 @@ START_TEST(singular_shift)
   if (_i == 1)
     p[1] = (pscr_pencil){1, &zero, NULL, m2d, NULL};
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, cpu_options()), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, tu_cpu_options()), PSCR_SUCCESS);
   double f[2] = {1.0, 2.0}, u[2] = {5.0, 5.0};
   pscr_status st = pscr_solve(plan, f, u);
   ck_assert_msg(st == PSCR_ERROR_SINGULAR, "got %s", pscr_status_string(st));
@@ -504,7 +411,7 @@ START_TEST(out_of_memory)
   pscr_pencil huge = {2147483647, &one, &one, &one, NULL};
   pscr_pencil p3[3] = {huge, huge, huge};
   pscr_plan *plan = (pscr_plan *)&one;
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p3, &c, cpu_options()), PSCR_ERROR_HOST_ALLOC);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p3, &c, tu_cpu_options()), PSCR_ERROR_HOST_ALLOC);
   ck_assert_ptr_null(plan);
   /* 2 x 2^20 x 2^20 = 2^41 unknowns (16 TiB per vector): a valid request
      whose workspace cannot be allocated. It must fail fast, before the
@@ -520,7 +427,7 @@ START_TEST(out_of_memory)
   pscr_pencil q = {big, s, s + big, s + 2 * (size_t)big, NULL};
   double a2[2] = {2, 2}, o2[1] = {-1}, m2[2] = {1, 1};
   pscr_pencil p[3] = {{2, a2, o2, m2, NULL}, q, q};
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p, &c, cpu_options()), PSCR_ERROR_HOST_ALLOC);
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 3, p, &c, tu_cpu_options()), PSCR_ERROR_HOST_ALLOC);
   ck_assert_ptr_null(plan);
   ck_assert_msg(strstr(pscr_last_error(), "workspace") != NULL, "detail: %s", pscr_last_error());
   free(s);
@@ -544,7 +451,7 @@ START_TEST(two_plans_two_threads)
     seq[k] = malloc(bytes[k]);
     par[k] = malloc(bytes[k]);
     pscr_plan *plan;
-    ck_assert_int_eq(pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, cpu_options()),
+    ck_assert_int_eq(pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, tu_cpu_options()),
                      PSCR_SUCCESS);
     ck_assert_int_eq(pscr_solve(plan, f[k], seq[k]), PSCR_SUCCESS);
     pscr_plan_destroy(plan);
@@ -554,7 +461,7 @@ START_TEST(two_plans_two_threads)
   {
     int k = omp_get_thread_num();
     pscr_plan *plan = NULL;
-    pscr_status st = pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, cpu_options());
+    pscr_status st = pscr_plan_create(&plan, o[k].dtype, o[k].ndim, o[k].pencils, o[k].shift, tu_cpu_options());
     for (int rep = 0; st == PSCR_SUCCESS && rep < 20; rep++)
       st = pscr_solve(plan, f[k], par[k]);
     pscr_plan_destroy(plan);
@@ -577,7 +484,7 @@ START_TEST(plan_info)
   op o;
   make_op(&o, RANDOM_SPD, 3, n, 4);
   pscr_plan *plan;
-  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, cpu_options()), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, tu_cpu_options()), PSCR_SUCCESS);
   pscr_info info;
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
   ck_assert_int_eq(info.backend, PSCR_BACKEND_CPU);

@@ -196,6 +196,14 @@ out:
   return info;
 }
 
+const pscr_options *tu_cpu_options(void)
+{
+  static _Thread_local pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  return &o;
+}
+
 int tu_run_suite(Suite *suite)
 {
   SRunner *sr = srunner_create(suite);

@@ -50,6 +50,10 @@ double tu_backward_error(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
 int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *pencils, const void *shift,
                    const void *f, void *u);
 
+/* Options that pin the CPU backend (AUTO would pick CUDA where a device
+   exists); for suites that check the CPU reference. */
+const pscr_options *tu_cpu_options(void);
+
 /* Run a suite (CK_ENV honoured); returns the process exit code. */
 int tu_run_suite(Suite *suite);
 

@@ -1,0 +1,81 @@
+/* Random test operators shared by the solver suites (see test_ops.h). */
+#include "test_ops.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *const kind_name[NKINDS] = {"poisson", "helmholtz", "random-spd", "random-complex"};
+
+void op_free(op *o)
+{
+  for (int d = 0; d < 3; d++)
+    free(o->store[d]);
+}
+
+/* Factors of one dimension of the given kind; n >= 1 (Helmholtz n >= 2). */
+static void make_pencil(op *o, int d, kind k, int n, tu_rng *rng)
+{
+  int cplx = o->dtype == PSCR_C64, w = cplx ? 2 : 1;
+  double *s = calloc((size_t)(4 * n + 4) * w, sizeof(double));
+  ck_assert_ptr_nonnull(s);
+  o->store[d] = s;
+  double *ad = s, *ao = s + (size_t)n * w, *md = s + (size_t)2 * n * w, *mo = s + (size_t)3 * n * w;
+  if (k == POISSON) {
+    double *h = malloc((size_t)(n + 1) * sizeof *h);
+    for (int i = 0; i <= n; i++)
+      h[i] = (0.5 + tu_uniform(rng)) / (n + 1); /* non-uniform: steps vary 3x */
+    ck_assert_int_eq(pscr_poisson_factors(n, h, ad, ao, md, mo), PSCR_SUCCESS);
+    free(h);
+  } else if (k == HELMHOLTZ) {
+    double *h = malloc((size_t)n * sizeof *h);
+    for (int i = 0; i < n - 1; i++)
+      h[i] = (0.5 + tu_uniform(rng)) / (n - 1);
+    ck_assert_int_eq(pscr_helmholtz_factors(n, h, 20.0, ad, ao, md, mo), PSCR_SUCCESS);
+    free(h);
+  } else {
+    /* Random symmetric A with a positive diagonal, SPD tridiagonal M
+       (diagonally dominant); complex: both complex symmetric with a modest
+       imaginary part (a lossy medium), so the shifted systems stay regular. */
+    for (int i = 0; i < n; i++)
+      for (int c = 0; c < w; c++) {
+        double re = c == 0;
+        ad[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.3 * tu_uniform(rng);
+        md[i * w + c] = re ? 2.0 + tu_uniform(rng) : 0.1 * tu_symm(rng);
+        if (i < n - 1) {
+          ao[i * w + c] = re ? -0.9 * tu_uniform(rng) : 0.1 * tu_symm(rng);
+          mo[i * w + c] = re ? 0.9 * tu_symm(rng) : 0.1 * tu_symm(rng);
+        }
+      }
+  }
+  o->pencils[d] = (pscr_pencil){n, ad, ao, md, (k == POISSON) ? NULL : mo};
+}
+
+void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed)
+{
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  memset(o, 0, sizeof *o);
+  o->dtype = (k == HELMHOLTZ || k == RANDOM_COMPLEX) ? PSCR_C64 : PSCR_R64;
+  o->ndim = ndim;
+  for (int d = 0; d < ndim; d++)
+    make_pencil(o, d, k, n[d], &rng);
+  if (k == HELMHOLTZ) {
+    o->shift[0] = -400.0; /* c = -omega^2, omega = 20 */
+  } else if (k == RANDOM_COMPLEX) {
+    o->shift[0] = 0.5;
+    o->shift[1] = 0.25;
+  }
+}
+
+void *random_vector(const op *o, uint64_t seed)
+{
+  size_t n = tu_size(o->ndim, o->pencils) * (o->dtype == PSCR_C64 ? 2 : 1);
+  double *f = malloc(n * sizeof *f);
+  ck_assert_ptr_nonnull(f);
+  tu_rng rng;
+  tu_rng_seed(&rng, seed);
+  for (size_t i = 0; i < n; i++)
+    f[i] = tu_symm(&rng);
+  return f;
+}
+
