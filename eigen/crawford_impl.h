@@ -85,19 +85,20 @@ static pscr_status EIG(crawford_sweep)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *
 /*
  * Reduce (A, M) in place: on return ad/ao hold C (tridiagonal, same
  * eigenvalues as the pencil). md/mo are destroyed. rev: scratch of 4n.
+ *
+ * The two halves touch disjoint entries except row m, to which each only
+ * adds its Schur complement update; they run concurrently (two OpenMP
+ * threads for large n; the same arithmetic, so the same result, on one
+ * thread), and row m sums both updates.
  */
 static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, EIG_T *mo,
                                         double mnorm, EIG_T *rev)
 {
   int m = n / 2; /* meeting row of the split factorization */
-  pscr_status st = EIG(crawford_sweep)(m, ad, ao, md, mo, mnorm, 0, n);
-  if (st != PSCR_SUCCESS)
-    return st;
-
-  /* Bottom half, rows n-1..m+1, as a top-down sweep of the reversed tail. */
   int len = n - m;
+  EIG_T *rad = rev, *rao = rev + n, *rmd = rev + 2 * n, *rmo = rev + 3 * n;
+  /* Bottom half, rows n-1..m+1, as a top-down sweep of the reversed tail. */
   if (len > 1) {
-    EIG_T *rad = rev, *rao = rev + n, *rmd = rev + 2 * n, *rmo = rev + 3 * n;
     for (int i = 0; i < len; i++) {
       rad[i] = ad[n - 1 - i];
       rmd[i] = md[n - 1 - i];
@@ -106,18 +107,58 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
       rao[i] = ao[n - 2 - i];
       rmo[i] = mo[n - 2 - i];
     }
-    st = EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
-    if (st != PSCR_SUCCESS)
-      return st;
+  }
+  const EIG_T ad_m = ad[m], md_m = md[m];
+  pscr_status st_top = PSCR_SUCCESS, st_bot = PSCR_SUCCESS;
+  int bot_thread = 0;
+#ifdef _OPENMP
+#pragma omp parallel num_threads(2) if (n >= 512)
+#endif
+  {
+#ifdef _OPENMP
+    int t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+    int t = 0, nt = 1;
+#endif
+    if (t == 0)
+      st_top = EIG(crawford_sweep)(m, ad, ao, md, mo, mnorm, 0, n);
+    if (t == nt - 1 && len > 1) {
+      st_bot = EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
+      bot_thread = t;
+    }
+  }
+  if (st_top != PSCR_SUCCESS)
+    return st_top;
+  if (st_bot != PSCR_SUCCESS) {
+    if (bot_thread == 0)
+      return st_bot;
+    /* The detail message went to the worker thread: repeat the bottom
+     * sweep here (its entries are untouched by the top sweep). */
     for (int i = 0; i < len; i++) {
+      rad[i] = ad[n - 1 - i];
+      rmd[i] = md[n - 1 - i];
+    }
+    rad[len - 1] = ad_m;
+    rmd[len - 1] = md_m;
+    for (int i = 0; i < len - 1; i++) {
+      rao[i] = ao[n - 2 - i];
+      rmo[i] = mo[n - 2 - i];
+    }
+    return EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
+  }
+  if (len > 1) {
+    for (int i = 0; i < len - 1; i++) {
       ad[n - 1 - i] = rad[i];
       md[n - 1 - i] = rmd[i];
     }
     for (int i = 0; i < len - 1; i++)
       ao[n - 2 - i] = rao[i];
+    /* Row m: both halves' updates. */
+    ad[m] += rad[len - 1] - ad_m;
+    md[m] += rmd[len - 1] - md_m;
   }
 
-  /* Row m: both halves have updated md[m] and ad[m]; scale it last. */
+  /* Row m: scale it last. */
   EIG_T piv = md[m];
   if (EIG_PIVOT_BAD(piv, mnorm))
     return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,

@@ -16,12 +16,23 @@
  */
 #include "eigen.h"
 
+/* Complex products without C Annex G's NaN/Inf recovery (a libgcc
+ * __muldc3 call each; the inputs are checked finite and every reciprocal
+ * goes through eig_crecip), as CMake does for src/cpu_solve.c and
+ * src/kron.c with -fcx-limited-range. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("cx-limited-range")
+#endif
+
 #include <complex.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 #include "error.h"
 
@@ -36,6 +47,23 @@
  * inner products of vectors further apart than the cluster window then
  * measured below 2 n eps (n = 1000, random and Poisson pencils). */
 #define EIG_RESID_TOL 4.0
+
+/* Solves after the first are accepted when the residual is below
+ * EIG_LATE_TOL sqrt(n) times the EIG_RESID_TOL bound (the first solve only
+ * at the plain bound: accepting it at the loose one left |W^T M W - I| at
+ * up to 70 n eps at n = 1000). */
+#define EIG_LATE_TOL 1.0
+
+/* Tight cluster: window members within EIG_TIGHT_TOL n eps ||T|| of an
+ * eigenvalue; their orthogonalized vectors are accepted on an explicit
+ * residual of up to the cluster's spread. */
+#define EIG_TIGHT_TOL 10.0
+
+/* LR (complex): a step whose multipliers q_i exceed EIG_LR_GROWTH ||T||
+ * is retried with a perturbed shift, up to EIG_LR_RETRIES times (then it is
+ * taken as is). */
+#define EIG_LR_GROWTH 1e3
+#define EIG_LR_RETRIES 8
 
 /* |re| + |im|: a cheap magnitude for pivoting and scaling decisions. */
 static inline double eig_cabs1(double complex z) { return fabs(creal(z)) + fabs(cimag(z)); }

@@ -28,9 +28,10 @@
  */
 
 /* One LR step on rows lo..hi, results to dn/pn. Returns 0 on a tiny pivot
- * unless force is set (then the pivot is replaced by +-tiny). */
+ * (|u_i| <= tiny) or on element growth (|q_i| > growth) unless force is set
+ * (then a tiny pivot is replaced by +-tiny and growth is let through). */
 static int EIG(lr_step)(int lo, int hi, const EIG_T *d, const EIG_T *p, EIG_T sigma,
-                        EIG_T *dn, EIG_T *pn, double tiny, int force)
+                        EIG_T *dn, EIG_T *pn, double tiny, double growth, int force)
 {
   EIG_T u = d[lo] - sigma;
   for (int i = lo; i < hi; i++) {
@@ -41,6 +42,12 @@ static int EIG(lr_step)(int lo, int hi, const EIG_T *d, const EIG_T *p, EIG_T si
       u = (au == 0.0) ? (EIG_T)tiny : u * (tiny / au);
     }
     EIG_T q = p[i] * EIG_RECIP(u);
+    /* |q_i| >> ||T||: the step cancels q_i against d_{i+1} - sigma and loses
+     * about eps |q_i| absolutely (unpivoted LU of a complex symmetric
+     * T - sigma I is not backward stable; e.g. a shift near an eigenvalue
+     * of a leading block). */
+    if (!force && !(EIG_ABS1(q) <= growth))
+      return 0;
     dn[i] = u + q + sigma;
     u = d[i + 1] - sigma - q;
     pn[i] = u * q;
@@ -62,6 +69,14 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
    * about eps ||T||. */
   const double abs_tol = eps2 * tnorm * tnorm;
   const double tiny = eps * tnorm;
+  /* Largest multiplier q_i accepted without retrying (see lr_step). */
+  const double growth = EIG_LR_GROWTH * tnorm;
+  /* Shift perturbations of the retries, relative to ||T||: the first as
+   * before (sqrt(eps)); later ones large enough to leave the neighbourhood
+   * of a leading block's eigenvalue, where the multipliers grow as
+   * ||T||^2 / distance. */
+  static const double lr_perturb[EIG_LR_RETRIES] = {1.5e-8, 3e-8, 1e-6, 1e-5,
+                                                    1e-4, 1e-3, 1e-2, 5e-2};
   const long maxit = 30L * n;
   long it = 0;
   int stall = 0; /* steps since the last deflation */
@@ -70,8 +85,10 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
   while (hi > 0) {
     int lo = hi;
     while (lo > 0) {
-      double ap = EIG_ABS(p[lo - 1]);
-      if (ap <= abs_tol || ap <= eps2 * EIG_ABS(d[lo - 1]) * EIG_ABS(d[lo]))
+      /* |re| + |im| (within sqrt(2) of the modulus): this scan runs over
+       * the whole block at every step, and cabs (hypot) dominated it. */
+      double ap = EIG_ABS1(p[lo - 1]);
+      if (ap <= abs_tol || ap <= eps2 * EIG_ABS1(d[lo - 1]) * EIG_ABS1(d[lo]))
         break;
       lo--;
     }
@@ -100,15 +117,18 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
       sigma = EIG(wilkinson)(d[hi - 1], d[hi], p[hi - 1]);
 
     int ok = 0;
-    for (int retry = 0; retry < 4 && !ok; retry++) {
-      ok = EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, 0);
-      /* A tiny pivot: move the shift off the bad spot (complex: also off the
-       * real axis) by a growing amount and try again. */
+    for (int retry = 0; retry < EIG_LR_RETRIES && !ok; retry++) {
+      ok = EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, growth, 0);
+      /* A tiny pivot or element growth: move the shift off the bad spot
+       * (complex: also off the real axis) by a growing amount, alternating
+       * the side, and try again. The shift only sets the convergence speed;
+       * a stable step matters more than a good shift. */
       if (!ok)
-        sigma += (retry + 1) * sqrt(eps) * tnorm * (EIG_IS_REAL ? 1.0 : EIG_PERTURB_DIR);
+        sigma += ((retry & 1) ? -1.0 : 1.0) * lr_perturb[retry] * tnorm *
+                 (EIG_IS_REAL ? 1.0 : EIG_PERTURB_DIR);
     }
     if (!ok)
-      EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, 1);
+      EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, growth, 1);
     memcpy(d + lo, dn + lo, (size_t)(hi - lo + 1) * sizeof(EIG_T));
     memcpy(p + lo, pn + lo, (size_t)(hi - lo) * sizeof(EIG_T));
   }

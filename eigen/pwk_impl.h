@@ -51,8 +51,13 @@ static pscr_status EIG(pwk_eigenvalues)(int n, double *d, double *p, double tnor
     double sigma = d[l] - rte / (sg + copysign(r, sg));
     /* Root-free QL sweep from m up to l (dsterf). */
     double c = 1.0, s = 0.0, gamma = d[m] - sigma, pp = gamma * gamma;
-    /* gamma^2 / c is computed as gamma^2 rr (1 / pp): the two reciprocals
-     * are independent, so one division latency per row instead of two. */
+    /* gamma = c (alpha - sigma) - s oldgam with c = pp / rr, s = bb / rr
+     * is computed as g / rr, g = pp (alpha - sigma) - bb oldgam, and
+     * gamma^2 / c as g^2 (1 / rr) (1 / pp): the two reciprocals are
+     * independent of each other and of g, so the recurrence through pp
+     * carries one division and two multiplications per row (was: a
+     * division, then three dependent operations). Entries beyond ~1e100
+     * would overflow g (as gamma^2 beyond 1e154 before; no scaling). */
     for (int i = m - 1; i >= l; i--) {
       double bb = p[i];
       double rr = pp + bb;
@@ -63,9 +68,10 @@ static pscr_status EIG(pwk_eigenvalues)(int n, double *d, double *p, double tnor
       c = pp * rinv;
       s = bb * rinv;
       double oldgam = gamma, alpha = d[i];
-      gamma = c * (alpha - sigma) - s * oldgam;
+      double g = pp * (alpha - sigma) - bb * oldgam;
+      gamma = g * rinv;
       d[i + 1] = oldgam + (alpha - gamma);
-      pp = (c != 0.0) ? (gamma * gamma) * (rr * ipp) : oldc * bb;
+      pp = (c != 0.0) ? (g * g) * (rinv * ipp) : oldc * bb;
     }
     p[l] = s * pp;
     d[l] = sigma + gamma;
