@@ -8,6 +8,7 @@
 #include "plan.h"
 
 #include <float.h>
+#include <math.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -132,6 +133,56 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
   return PSCR_SUCCESS;
 }
 
+/* Multiply both matrices of pencil d by 2^e (exact). */
+static void pscr_scale_pencil(pscr_plan *p, int d, int e)
+{
+  size_t n = (size_t)p->n[d], words = p->dtype == PSCR_C64 ? 2 : 1;
+  double *arrays[4] = {(double *)p->fac_d[d].a.diag, (double *)p->fac_d[d].a.off,
+                       (double *)p->fac_d[d].m.diag, (double *)p->fac_d[d].m.off};
+  for (int k = 0; k < 4; k++)
+    for (size_t i = 0; i < n * words; i++)
+      arrays[k][i] = ldexp(arrays[k][i], e);
+}
+
+/*
+ * Scaling each pencil d by s_d (A_d and M_d alike) multiplies every Kronecker
+ * term of eq. 7/8, the shift term included, by prod_d s_d. With s_d a power
+ * of two bringing max |M_d| near 1 for the reduced dimensions, and the last
+ * pencil taking 1 / prod of the others, the operator is unchanged exactly,
+ * while the solver's intermediates (lambda_1 M_2, c + lambda_1 + lambda_2,
+ * pivots) stay far from overflow even when the caller's factors span
+ * 1e-150 .. 1e+150 (mesh units alone give A ~ 1/h, M ~ h).
+ */
+static pscr_status pscr_balance_factors(pscr_plan *p)
+{
+  int total = 0;
+  for (int d = 0; d < p->ndim - 1; d++) {
+    double mmax = 0;
+    for (int i = 0; i < p->n[d]; i++)
+      mmax = fmax(mmax, p->dtype == PSCR_R64 ? fabs(p->fac_d[d].m.diag[i])
+                                             : cabs(p->fac_z[d].m.diag[i]));
+    int e = 0;
+    frexp(mmax, &e); /* mmax = f 2^e, f in [0.5, 1) */
+    pscr_scale_pencil(p, d, -e);
+    total += e;
+  }
+  pscr_scale_pencil(p, p->ndim - 1, total);
+  /* Only A / M ratios beyond the double range (eigenvalues that cannot be
+     represented) overflow here. */
+  for (int d = 0; d < p->ndim; d++)
+    for (int i = 0; i < p->n[d]; i++) {
+      double complex a = p->dtype == PSCR_R64 ? p->fac_d[d].a.diag[i] : p->fac_z[d].a.diag[i];
+      double complex m = p->dtype == PSCR_R64 ? p->fac_d[d].m.diag[i] : p->fac_z[d].m.diag[i];
+      double complex ao = i + 1 < p->n[d] ? (p->dtype == PSCR_R64 ? p->fac_d[d].a.off[i] : p->fac_z[d].a.off[i]) : 0;
+      if (!pscr_finite_z(a) || !pscr_finite_z(m) || !pscr_finite_z(ao))
+        return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                          "pencil %d: A%d / M%d spans more than the double range (entry %d "
+                          "overflows once M%d is scaled to 1)",
+                          d + 1, d + 1, d + 1, i + 1, d + 1);
+    }
+  return PSCR_SUCCESS;
+}
+
 /* Owned copies of the factors in the compute type, off-diagonals zero-filled. */
 static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
 {
@@ -159,7 +210,7 @@ static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
     p->fac_d[d] = (pscr_factor_d){{nn, (double *)ad, (double *)ao}, {nn, (double *)md, (double *)mo}};
     p->fac_z[d] = (pscr_factor_z){{nn, (pscr_z *)ad, (pscr_z *)ao}, {nn, (pscr_z *)md, (pscr_z *)mo}};
   }
-  return PSCR_SUCCESS;
+  return pscr_balance_factors(p);
 }
 
 /*
@@ -184,20 +235,75 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
       sel[nsel++] = row[q];
     slot_of[q] = k;
   }
-  void *wsel = malloc((size_t)m * (size_t)nsel * p->elem);
-  if (!wsel)
+  /* Scaled copies of the block's pencil (4 m entries) and the selected
+     eigenvector components (m nsel entries), in one allocation. */
+  size_t fm = 4 * (size_t)m;
+  char *scratch = malloc((fm + (size_t)m * (size_t)nsel) * p->elem);
+  if (!scratch)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigenvectors of a block of order %d", m);
+  void *wsel = scratch + fm * p->elem;
   pscr_status st;
   size_t f = (size_t)B->first;
   char *lam = (char *)p->lambda[d] + B->eig * p->elem;
+  /*
+   * The eigensolver's recurrences overflow or underflow once A / M leaves
+   * about 1e+-50, which mesh units alone can cause (A ~ 1/h, M ~ h). Scale A
+   * and M by powers of two (exact) to magnitude ~1: A' = A / sa, M' = M / sm
+   * gives lambda = lambda' sa / sm and, from W'^T M' W' = I,
+   * W = W' / sqrt(sm).
+   */
+  double amax = 0, mmax = 0;
+  for (int i = 0; i < m; i++) {
+    amax = fmax(amax, cabs(pscr_load(p->dtype, p->dtype == PSCR_R64 ? (const void *)p->fac_d[d].a.diag
+                                                                     : (const void *)p->fac_z[d].a.diag, f + (size_t)i)));
+    mmax = fmax(mmax, cabs(pscr_load(p->dtype, p->dtype == PSCR_R64 ? (const void *)p->fac_d[d].m.diag
+                                                                     : (const void *)p->fac_z[d].m.diag, f + (size_t)i)));
+  }
+  int ea = 0, em = 0;
+  if (amax > 0)
+    frexp(amax, &ea);
+  frexp(mmax, &em);
+  const double sa = ldexp(1.0, -ea), sm = ldexp(1.0, -em); /* multipliers */
   if (p->dtype == PSCR_R64) {
     const pscr_factor_d *F = &p->fac_d[d];
-    st = pscr_eigen_real(m, F->a.diag + f, F->a.off + f, F->m.diag + f, F->m.off + f,
-                         (double *)lam, nsel, sel, wsel);
+    double *ad = (double *)scratch, *ao = ad + m, *md = ao + m, *mo = md + m;
+    for (int i = 0; i < m; i++) {
+      ad[i] = F->a.diag[f + i] * sa;
+      md[i] = F->m.diag[f + i] * sm;
+      ao[i] = i < m - 1 ? F->a.off[f + i] * sa : 0;
+      mo[i] = i < m - 1 ? F->m.off[f + i] * sm : 0;
+    }
+    st = pscr_eigen_real(m, ad, ao, md, mo, (double *)lam, nsel, sel, wsel);
+    if (st == PSCR_SUCCESS) {
+      for (int e = 0; e < m; e++)
+        ((double *)lam)[e] *= sm / sa;
+      for (int e = 0; e < m && st == PSCR_SUCCESS; e++)
+        if (!isfinite(((double *)lam)[e]))
+          st = PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                          "eigenvalue %d overflows: A / M spans more than the double range", e + 1);
+      for (size_t t = 0; t < (size_t)m * nsel; t++)
+        ((double *)wsel)[t] *= sqrt(sm);
+    }
   } else {
     const pscr_factor_z *F = &p->fac_z[d];
-    st = pscr_eigen_complex(m, F->a.diag + f, F->a.off + f, F->m.diag + f, F->m.off + f,
-                            (pscr_z *)lam, nsel, sel, wsel);
+    pscr_z *ad = (pscr_z *)scratch, *ao = ad + m, *md = ao + m, *mo = md + m;
+    for (int i = 0; i < m; i++) {
+      ad[i] = F->a.diag[f + i] * sa;
+      md[i] = F->m.diag[f + i] * sm;
+      ao[i] = i < m - 1 ? F->a.off[f + i] * sa : 0;
+      mo[i] = i < m - 1 ? F->m.off[f + i] * sm : 0;
+    }
+    st = pscr_eigen_complex(m, ad, ao, md, mo, (pscr_z *)lam, nsel, sel, wsel);
+    if (st == PSCR_SUCCESS) {
+      for (int e = 0; e < m; e++)
+        ((pscr_z *)lam)[e] *= sm / sa;
+      for (int e = 0; e < m && st == PSCR_SUCCESS; e++)
+        if (!pscr_finite_z(((pscr_z *)lam)[e]))
+          st = PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                          "eigenvalue %d overflows: A / M spans more than the double range", e + 1);
+      for (size_t t = 0; t < (size_t)m * nsel; t++)
+        ((pscr_z *)wsel)[t] *= sqrt(sm);
+    }
   }
   if (st == PSCR_SUCCESS) {
     /* Scatter: slots 0..nd-1 hold D(B), then first and last. */
@@ -212,7 +318,7 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
       }
     }
   }
-  free(wsel);
+  free(scratch);
   return st;
 }
 

@@ -20,6 +20,8 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 typedef double complex pscr_z;
 
@@ -39,12 +41,23 @@ static inline double complex pscr_cmplx(double re, double im)
 static inline int pscr_finite_d(double x) { return isfinite(x); }
 static inline int pscr_finite_z(double complex x) { return isfinite(creal(x)) && isfinite(cimag(x)); }
 
-/* 1/x without the scaling of C's complex division: pivots and shifts stay
-   far from overflow in the solver's well-posed range (|x| in 1e-150..1e150). */
+/*
+ * 1/x = conj(x) / |x|^2 without overflow or underflow for any finite x != 0,
+ * branch-free and with one division (C's complex division scales with
+ * branches and a library call). x is first scaled by s = 2^-p, p the binary
+ * exponent of |re x| + |im x| read from its bits, so the scaled parts lie in
+ * [-2, 2] and their squared sum cannot overflow; the power-of-two scaling is
+ * exact.
+ */
 static inline double complex pscr_inv_z(double complex x)
 {
-  double a = creal(x), b = cimag(x), s = 1.0 / (a * a + b * b);
-  return CMPLX(a * s, -b * s);
+  double a = creal(x), b = cimag(x), t = fabs(a) + fabs(b), s;
+  uint64_t bits;
+  memcpy(&bits, &t, sizeof bits);
+  uint64_t sbits = (uint64_t)(2046 - (int64_t)((bits >> 52) & 0x7ff)) << 52;
+  memcpy(&s, &sbits, sizeof s);
+  double as = a * s, bs = b * s, k = s / (as * as + bs * bs);
+  return CMPLX(as * k, -bs * k);
 }
 
 #endif

@@ -336,17 +336,17 @@ START_TEST(bad_input)
     op_free(&q);
   }
 
-  /* Finite but extreme factors (1e300) overflow the eigen recurrences: the
-     eigensolver must say so instead of returning garbage. */
+  /* Finite factors whose eigenvalues A / M ~ 1e300 / 1e-300 exceed the
+     double range: the initialization must say so, not return Inf. */
   {
-    double big_d[8], big_o[7], ones[8];
+    double big_d[8], big_o[7], tiny[8];
     for (int i = 0; i < 8; i++) {
       big_d[i] = 3e300;
-      ones[i] = 1.0;
+      tiny[i] = 1e-300;
       if (i < 7)
         big_o[i] = -1e300;
     }
-    pscr_pencil pb[2] = {{8, big_d, big_o, ones, NULL}, o.pencils[1]};
+    pscr_pencil pb[2] = {{8, big_d, big_o, tiny, NULL}, o.pencils[1]};
     pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb, o.shift, tu_cpu_options());
     ck_assert_msg(st == PSCR_ERROR_EIGEN_FAILED, "got %s (%s)", pscr_status_string(st),
                   pscr_last_error());
@@ -401,6 +401,48 @@ START_TEST(singular_shift)
   ck_assert_int_eq(st, PSCR_ERROR_SINGULAR);
   ck_assert(isnan(f[0]));
   pscr_plan_destroy(plan);
+}
+END_TEST
+
+START_TEST(badly_scaled)
+{
+  /* Factors scaled by 1e-150 .. 1e+150 per dimension (mesh units alone give
+     A ~ 1/h, M ~ h): the plan rescales each eigenproblem internally, and the
+     solve must meet the usual backward error bound. */
+  static const double scale[][2] = {{1e-150, 1e150}, {1e150, 1e-150}, {1e100, 1e100},
+                                    {1e-120, 1e-120}, {1e150, 1.0}};
+  int n[3] = {33, 17, 9};
+  op o;
+  make_op(&o, _i % 2 ? RANDOM_COMPLEX : RANDOM_SPD, 3, n, 40u + (uint64_t)_i);
+  int w = o.dtype == PSCR_C64 ? 2 : 1;
+  for (int d = 0; d < 2; d++) { /* dimension d: A by scale[.][0], M by scale[.][1] */
+    double *ad = (double *)o.pencils[d].a_diag, *ao = (double *)o.pencils[d].a_off;
+    double *md = (double *)o.pencils[d].m_diag, *mo = (double *)o.pencils[d].m_off;
+    double sa = scale[_i / 2 % 5][d == 0 ? 0 : 1], sm = scale[_i / 2 % 5][d == 0 ? 1 : 0];
+    for (int i = 0; i < n[d] * w; i++) {
+      ad[i] *= sa;
+      md[i] *= sm;
+      if (i < (n[d] - 1) * w) {
+        ao[i] *= sa;
+        if (mo)
+          mo[i] *= sm;
+      }
+    }
+  }
+  pscr_plan *plan;
+  pscr_status st = pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, tu_cpu_options());
+  ck_assert_msg(st == PSCR_SUCCESS, "case %d: %s (%s)", _i, pscr_status_string(st), pscr_last_error());
+  size_t N = tu_size(3, o.pencils), es = tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 41), *u = malloc(N * es);
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+  double berr = tu_backward_error(o.dtype, 3, o.pencils, o.shift, u, f);
+  double bound = o.dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL;
+  printf("badly scaled case %d: backward error %.2e\n", _i, berr);
+  ck_assert_msg(berr <= bound, "case %d: backward error %.3e > %.0e", _i, berr, bound);
+  free(f);
+  free(u);
+  pscr_plan_destroy(plan);
+  op_free(&o);
 }
 END_TEST
 
@@ -531,6 +573,7 @@ static Suite *solve_suite(void)
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, plan_info);
   tcase_add_test(tc, out_of_memory);
+  tcase_add_loop_test(tc, badly_scaled, 0, 10);
   tcase_add_test(tc, two_plans_two_threads);
   suite_add_tcase(s, tc);
   tc = tcase_create("convergence");
