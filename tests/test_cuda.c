@@ -34,10 +34,15 @@ static pscr_plan *make_plan(const op *o, pscr_backend backend)
 }
 
 /* -------------------------------------------------- GPU against the CPU */
-static void check_gpu(kind k, int ndim, const int *n, uint64_t seed)
+/* scale: NULL, or (sa, sm) applied to dimension 1 and (sm, sa) to dimension 2. */
+static void check_gpu_scaled(kind k, int ndim, const int *n, uint64_t seed, const double *scale)
 {
   op o;
   make_op(&o, k, ndim, n, seed);
+  if (scale) {
+    op_scale(&o, 0, scale[0], scale[1]);
+    op_scale(&o, 1, scale[1], scale[0]);
+  }
   size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
   pscr_plan *cpu = make_plan(&o, PSCR_BACKEND_CPU), *gpu = make_plan(&o, PSCR_BACKEND_CUDA);
   pscr_info info;
@@ -74,6 +79,22 @@ static void check_gpu(kind k, int ndim, const int *n, uint64_t seed)
   pscr_plan_destroy(gpu);
   op_free(&o);
 }
+
+static void check_gpu(kind k, int ndim, const int *n, uint64_t seed)
+{
+  check_gpu_scaled(k, ndim, n, seed, NULL);
+}
+
+/* Factors scaled by 1e-150 .. 1e+150: the plan balances them, and the
+   kernels' complex reciprocal must not overflow. */
+START_TEST(gpu_badly_scaled)
+{
+  static const double scale[][2] = {{1e-150, 1e150}, {1e150, 1e-150}, {1e100, 1e100}};
+  int n[3] = {33, 17, 9};
+  check_gpu_scaled(_i % 2 ? RANDOM_COMPLEX : RANDOM_SPD, 3, n, 7000u + (uint64_t)_i,
+                   scale[_i / 2]);
+}
+END_TEST
 
 static const int sizes_2d[][2] = {
     {1, 1},   {2, 5},   {3, 4},   {4, 3},    {5, 6},    {15, 9},   {16, 8},   {17, 11},
@@ -218,6 +239,7 @@ static Suite *cuda_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, gpu_2d, 0, N_SIZES_2D * NKINDS);
   tcase_add_loop_test(tc, gpu_3d, 0, N_SIZES_3D * NKINDS);
+  tcase_add_loop_test(tc, gpu_badly_scaled, 0, 6);
   suite_add_tcase(s, tc);
   tc = tcase_create("api");
   tcase_set_timeout(tc, 120);

@@ -79,3 +79,19 @@ void *random_vector(const op *o, uint64_t seed)
   return f;
 }
 
+
+void op_scale(op *o, int d, double sa, double sm)
+{
+  int w = o->dtype == PSCR_C64 ? 2 : 1, n = o->pencils[d].n;
+  double *ad = (double *)o->pencils[d].a_diag, *ao = (double *)o->pencils[d].a_off;
+  double *md = (double *)o->pencils[d].m_diag, *mo = (double *)o->pencils[d].m_off;
+  for (int i = 0; i < n * w; i++) {
+    ad[i] *= sa;
+    md[i] *= sm;
+    if (i < (n - 1) * w) {
+      ao[i] *= sa;
+      if (mo)
+        mo[i] *= sm;
+    }
+  }
+}

@@ -23,6 +23,9 @@ typedef struct op {
 void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed);
 void op_free(op *o);
 
+/* Multiply A_d by sa and M_d by sm (a badly scaled variant). */
+void op_scale(op *o, int d, double sa, double sm);
+
 /* A vector of the operator's size, entries uniform in [-1, 1). */
 void *random_vector(const op *o, uint64_t seed);
 

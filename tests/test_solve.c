@@ -414,21 +414,9 @@ START_TEST(badly_scaled)
   int n[3] = {33, 17, 9};
   op o;
   make_op(&o, _i % 2 ? RANDOM_COMPLEX : RANDOM_SPD, 3, n, 40u + (uint64_t)_i);
-  int w = o.dtype == PSCR_C64 ? 2 : 1;
-  for (int d = 0; d < 2; d++) { /* dimension d: A by scale[.][0], M by scale[.][1] */
-    double *ad = (double *)o.pencils[d].a_diag, *ao = (double *)o.pencils[d].a_off;
-    double *md = (double *)o.pencils[d].m_diag, *mo = (double *)o.pencils[d].m_off;
-    double sa = scale[_i / 2 % 5][d == 0 ? 0 : 1], sm = scale[_i / 2 % 5][d == 0 ? 1 : 0];
-    for (int i = 0; i < n[d] * w; i++) {
-      ad[i] *= sa;
-      md[i] *= sm;
-      if (i < (n[d] - 1) * w) {
-        ao[i] *= sa;
-        if (mo)
-          mo[i] *= sm;
-      }
-    }
-  }
+  /* Dimension 1: A by scale[.][0], M by scale[.][1]; dimension 2 the reverse. */
+  op_scale(&o, 0, scale[_i / 2 % 5][0], scale[_i / 2 % 5][1]);
+  op_scale(&o, 1, scale[_i / 2 % 5][1], scale[_i / 2 % 5][0]);
   pscr_plan *plan;
   pscr_status st = pscr_plan_create(&plan, o.dtype, 3, o.pencils, o.shift, tu_cpu_options());
   ck_assert_msg(st == PSCR_SUCCESS, "case %d: %s (%s)", _i, pscr_status_string(st), pscr_last_error());
