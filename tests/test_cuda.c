@@ -207,6 +207,40 @@ START_TEST(singular_shift)
 }
 END_TEST
 
+/* A 3D plan needing several times the device's memory: PSCR_ERROR_DEVICE_ALLOC
+   at once (device workspace is allocated before the eigen stage), a NULL
+   plan, and device memory as it was. */
+START_TEST(device_out_of_memory)
+{
+  size_t free0 = 0, total = 0, free1 = 0;
+  ck_assert_int_eq(cudaMemGetInfo(&free0, &total), cudaSuccess);
+  int n = (int)cbrt((double)total / 8.0) + 200; /* one vector alone > total */
+  double *s = malloc(5 * (size_t)n * sizeof *s), *h = s + 4 * (size_t)n;
+  ck_assert_ptr_nonnull(s);
+  for (int i = 0; i < n; i++)
+    h[i] = 1.0 / (n + 1);
+  ck_assert_int_eq(pscr_poisson_factors(n, h, s, s + n, s + 2 * (size_t)n, NULL), PSCR_SUCCESS);
+  pscr_pencil q = {n, s, s + n, s + 2 * (size_t)n, NULL};
+  pscr_pencil p[3] = {q, q, q};
+  double c = 0.0;
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  pscr_plan *plan = (pscr_plan *)&c;
+  pscr_status st = pscr_plan_create(&plan, PSCR_R64, 3, p, &c, &opts);
+  printf("device plan of %d^3 (%.0f GB per vector, %.0f GB on the device): %s\n", n,
+         8e-9 * n * (double)n * n, 1e-9 * total, pscr_last_error());
+  ck_assert_msg(st == PSCR_ERROR_DEVICE_ALLOC, "got %s", pscr_status_string(st));
+  ck_assert_ptr_null(plan);
+  ck_assert_int_eq(cudaMemGetInfo(&free1, &total), cudaSuccess);
+  ck_assert_msg(free1 + (64u << 20) >= free0, "device memory leaked: %zu -> %zu free", free0, free1);
+  /* The device is still usable afterwards. */
+  int m[2] = {40, 30};
+  check_gpu(POISSON, 2, m, 8000u);
+  free(s);
+}
+END_TEST
+
 START_TEST(bad_arguments)
 {
   double one = 1.0, c = 0.0, f = 1.0, u = 0.0;
@@ -246,6 +280,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, device_arrays, 0, 4);
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, bad_arguments);
+  tcase_add_test(tc, device_out_of_memory);
   suite_add_tcase(s, tc);
   return s;
 }
