@@ -215,9 +215,9 @@ START_TEST(device_out_of_memory)
   size_t free0 = 0, total = 0, free1 = 0;
   ck_assert_int_eq(cudaMemGetInfo(&free0, &total), cudaSuccess);
   int n = (int)cbrt((double)total / 8.0) + 200; /* one vector alone > total */
-  double *s = malloc(5 * (size_t)n * sizeof *s), *h = s + 4 * (size_t)n;
+  double *s = malloc((5 * (size_t)n + 1) * sizeof *s), *h = s + 4 * (size_t)n;
   ck_assert_ptr_nonnull(s);
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i <= n; i++) /* n + 1 mesh steps */
     h[i] = 1.0 / (n + 1);
   ck_assert_int_eq(pscr_poisson_factors(n, h, s, s + n, s + 2 * (size_t)n, NULL), PSCR_SUCCESS);
   pscr_pencil q = {n, s, s + n, s + 2 * (size_t)n, NULL};
