@@ -17,32 +17,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_common.h"
 #include "paper_tables.h"
 #include "pscr.h"
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double vmax(int cplx, size_t n, const double *x, const double *y)
-{
-  double m = 0;
-  for (size_t i = 0; i < n; i++) {
-    double d = cplx ? hypot(x[2 * i] - (y ? y[2 * i] : 0), x[2 * i + 1] - (y ? y[2 * i + 1] : 0))
-                    : fabs(x[i] - (y ? y[i] : 0));
-    m = fmax(m, d);
-  }
-  return m;
-}
 
 typedef struct result {
   double plan_s, solve_s, berr, derr;
@@ -70,9 +47,9 @@ static result run_one(const paper_table *t, int n, int repeat, const pscr_option
   times = malloc((size_t)repeat * sizeof *times);
   if (!b || !u || !ue || !au || !times || pscr_problem_manufactured(pb, b, ue))
     goto out;
-  double t0 = now();
+  double t0 = cli_now();
   pscr_status st = pscr_plan_create(&plan, pb->dtype, t->ndim, pb->pencils, pb->shift, opts);
-  res.plan_s = now() - t0;
+  res.plan_s = cli_now() - t0;
   if (st) {
     fprintf(stderr, "%s n=%d: plan: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
     goto out;
@@ -85,14 +62,14 @@ static result run_one(const paper_table *t, int n, int repeat, const pscr_option
   double norm_a;
   pscr_operator_apply(pb->dtype, t->ndim, pb->pencils, pb->shift, u, au);
   pscr_operator_norm_inf(pb->dtype, t->ndim, pb->pencils, pb->shift, &norm_a);
-  res.berr = vmax(cplx, N, au, b) / (norm_a * vmax(cplx, N, u, NULL) + vmax(cplx, N, b, NULL));
-  res.derr = vmax(cplx, N, u, ue) / vmax(cplx, N, ue, NULL);
+  res.berr = cli_max_diff(cplx, N, au, b) / (norm_a * cli_max_diff(cplx, N, u, NULL) + cli_max_diff(cplx, N, b, NULL));
+  res.derr = cli_max_diff(cplx, N, u, ue) / cli_max_diff(cplx, N, ue, NULL);
   for (int r = 0; r < repeat; r++) {
-    t0 = now();
+    t0 = cli_now();
     pscr_solve(plan, b, u);
-    times[r] = now() - t0;
+    times[r] = cli_now() - t0;
   }
-  qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+  qsort(times, (size_t)repeat, sizeof *times, cli_cmp_double);
   res.solve_s = times[repeat / 2];
   res.ok = 1;
 out:

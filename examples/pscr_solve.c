@@ -15,20 +15,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_common.h"
 #include "pscr.h"
-
-static double now(void)
-{
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + 1e-9 * ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void usage(const char *prog)
 {
@@ -38,23 +26,6 @@ static void usage(const char *prog)
           "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh, omega = 40,\n"
           "          backend auto (CUDA when present), all threads, 5 repeats\n",
           prog);
-}
-
-/* max |x_i| and max |x_i - y_i| over n entries of a real or complex vector. */
-static double norm_inf(int cplx, size_t n, const double *x)
-{
-  double m = 0;
-  for (size_t i = 0; i < n; i++)
-    m = fmax(m, cplx ? hypot(x[2 * i], x[2 * i + 1]) : fabs(x[i]));
-  return m;
-}
-
-static double diff_inf(int cplx, size_t n, const double *x, const double *y)
-{
-  double m = 0;
-  for (size_t i = 0; i < n; i++)
-    m = fmax(m, cplx ? hypot(x[2 * i] - y[2 * i], x[2 * i + 1] - y[2 * i + 1]) : fabs(x[i] - y[i]));
-  return m;
 }
 
 int main(int argc, char **argv)
@@ -127,9 +98,9 @@ int main(int argc, char **argv)
     goto out;
   }
 
-  double t0 = now();
+  double t0 = cli_now();
   st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, &opts);
-  double plan_time = now() - t0;
+  double plan_time = cli_now() - t0;
   if (st) {
     fprintf(stderr, "plan: %s (%s)\n", pscr_status_string(st), pscr_last_error());
     goto out;
@@ -137,9 +108,9 @@ int main(int argc, char **argv)
   pscr_info info;
   pscr_plan_info(plan, &info);
   for (int r = 0; r < repeat + 1; r++) { /* the first solve is a warm-up */
-    t0 = now();
+    t0 = cli_now();
     st = pscr_solve(plan, b, u);
-    double t = now() - t0;
+    double t = cli_now() - t0;
     if (st) {
       fprintf(stderr, "solve: %s (%s)\n", pscr_status_string(st), pscr_last_error());
       goto out;
@@ -147,13 +118,13 @@ int main(int argc, char **argv)
     if (r > 0)
       times[r - 1] = t;
   }
-  qsort(times, (size_t)repeat, sizeof *times, cmp_double);
+  qsort(times, (size_t)repeat, sizeof *times, cli_cmp_double);
 
   double norm_a = 0;
   pscr_operator_apply(pb->dtype, ndim, pb->pencils, pb->shift, u, au);
   pscr_operator_norm_inf(pb->dtype, ndim, pb->pencils, pb->shift, &norm_a);
-  double berr = diff_inf(cplx, N, au, b) / (norm_a * norm_inf(cplx, N, u) + norm_inf(cplx, N, b));
-  double derr = diff_inf(cplx, N, u, ue) / norm_inf(cplx, N, ue);
+  double berr = cli_max_diff(cplx, N, au, b) / (norm_a * cli_max_diff(cplx, N, u, NULL) + cli_max_diff(cplx, N, b, NULL));
+  double derr = cli_max_diff(cplx, N, u, ue) / cli_max_diff(cplx, N, ue, NULL);
 
   printf("problem           %s %dD, %s mesh\n",
          kind == PSCR_PROBLEM_POISSON ? "Poisson (eq. 31)" : "Helmholtz with ABC (eqs. 33-35)",

@@ -252,58 +252,44 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
    * gives lambda = lambda' sa / sm and, from W'^T M' W' = I,
    * W = W' / sqrt(sm).
    */
-  double amax = 0, mmax = 0;
-  for (int i = 0; i < m; i++) {
-    amax = fmax(amax, cabs(pscr_load(p->dtype, p->dtype == PSCR_R64 ? (const void *)p->fac_d[d].a.diag
-                                                                     : (const void *)p->fac_z[d].a.diag, f + (size_t)i)));
-    mmax = fmax(mmax, cabs(pscr_load(p->dtype, p->dtype == PSCR_R64 ? (const void *)p->fac_d[d].m.diag
-                                                                     : (const void *)p->fac_z[d].m.diag, f + (size_t)i)));
+  /* Real and complex data are both runs of doubles (complex: re, im pairs)
+     and every scale factor is real, so scaling works on doubles for both. */
+  const size_t words = p->elem / sizeof(double), fw = f * words;
+  const pscr_factor_d *F = &p->fac_d[d];
+  const double *src[4] = {F->a.diag + fw, F->a.off + fw, F->m.diag + fw, F->m.off + fw};
+  double amax = 0, mmax = 0; /* within sqrt(2) of the largest |entry|: enough here */
+  for (size_t t = 0; t < (size_t)m * words; t++) {
+    amax = fmax(amax, fabs(src[0][t]));
+    mmax = fmax(mmax, fabs(src[2][t]));
   }
   int ea = 0, em = 0;
   if (amax > 0)
     frexp(amax, &ea);
   frexp(mmax, &em);
   const double sa = ldexp(1.0, -ea), sm = ldexp(1.0, -em); /* multipliers */
-  if (p->dtype == PSCR_R64) {
-    const pscr_factor_d *F = &p->fac_d[d];
-    double *ad = (double *)scratch, *ao = ad + m, *md = ao + m, *mo = md + m;
-    for (int i = 0; i < m; i++) {
-      ad[i] = F->a.diag[f + i] * sa;
-      md[i] = F->m.diag[f + i] * sm;
-      ao[i] = i < m - 1 ? F->a.off[f + i] * sa : 0;
-      mo[i] = i < m - 1 ? F->m.off[f + i] * sm : 0;
+  double *dst[4];
+  for (int k = 0; k < 4; k++) {
+    dst[k] = (double *)scratch + (size_t)k * m * words;
+    size_t count = (size_t)(k % 2 == 0 ? m : m - 1) * words; /* diagonal / off-diagonal */
+    for (size_t t = 0; t < (size_t)m * words; t++)
+      dst[k][t] = t < count ? src[k][t] * (k < 2 ? sa : sm) : 0;
+  }
+  if (p->dtype == PSCR_R64)
+    st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel);
+  else
+    st = pscr_eigen_complex(m, (pscr_z *)dst[0], (pscr_z *)dst[1], (pscr_z *)dst[2],
+                            (pscr_z *)dst[3], (pscr_z *)lam, nsel, sel, wsel);
+  if (st == PSCR_SUCCESS) {
+    double *l = (double *)lam, *wv = wsel;
+    for (size_t t = 0; t < (size_t)m * words; t++) {
+      l[t] *= sm / sa;
+      if (!isfinite(l[t]) && st == PSCR_SUCCESS)
+        st = PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                        "eigenvalue %zu overflows: A / M spans more than the double range",
+                        t / words + 1);
     }
-    st = pscr_eigen_real(m, ad, ao, md, mo, (double *)lam, nsel, sel, wsel);
-    if (st == PSCR_SUCCESS) {
-      for (int e = 0; e < m; e++)
-        ((double *)lam)[e] *= sm / sa;
-      for (int e = 0; e < m && st == PSCR_SUCCESS; e++)
-        if (!isfinite(((double *)lam)[e]))
-          st = PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
-                          "eigenvalue %d overflows: A / M spans more than the double range", e + 1);
-      for (size_t t = 0; t < (size_t)m * nsel; t++)
-        ((double *)wsel)[t] *= sqrt(sm);
-    }
-  } else {
-    const pscr_factor_z *F = &p->fac_z[d];
-    pscr_z *ad = (pscr_z *)scratch, *ao = ad + m, *md = ao + m, *mo = md + m;
-    for (int i = 0; i < m; i++) {
-      ad[i] = F->a.diag[f + i] * sa;
-      md[i] = F->m.diag[f + i] * sm;
-      ao[i] = i < m - 1 ? F->a.off[f + i] * sa : 0;
-      mo[i] = i < m - 1 ? F->m.off[f + i] * sm : 0;
-    }
-    st = pscr_eigen_complex(m, ad, ao, md, mo, (pscr_z *)lam, nsel, sel, wsel);
-    if (st == PSCR_SUCCESS) {
-      for (int e = 0; e < m; e++)
-        ((pscr_z *)lam)[e] *= sm / sa;
-      for (int e = 0; e < m && st == PSCR_SUCCESS; e++)
-        if (!pscr_finite_z(((pscr_z *)lam)[e]))
-          st = PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
-                          "eigenvalue %d overflows: A / M spans more than the double range", e + 1);
-      for (size_t t = 0; t < (size_t)m * nsel; t++)
-        ((pscr_z *)wsel)[t] *= sqrt(sm);
-    }
+    for (size_t t = 0; t < (size_t)m * nsel * words; t++)
+      wv[t] *= sqrt(sm);
   }
   if (st == PSCR_SUCCESS) {
     /* Scatter: slots 0..nd-1 hold D(B), then first and last. */
