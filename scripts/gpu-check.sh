@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# GPU checks for a machine with a CUDA device: build with CUDA, run the gpu
+# suite, then compute-sanitizer memcheck / racecheck / initcheck on it.
+# Outputs go to ${OUT:-gpu-check-out}/.
+#
+# Where Check is not installed (the lent H100 has no package registry),
+# carry its Debian packages in a git-ignored folder and point CHECK_DEBS at it:
+#   here:  mkdir -p .carry && (cd .carry && apt-get download check libsubunit-dev libsubunit0)
+#   there: CHECK_DEBS=.carry bash scripts/gpu-check.sh
+set -u
+cd "$(dirname "$0")/.." || exit 1
+out=${OUT:-gpu-check-out}
+mkdir -p "$out"
+if [ -n "${CHECK_DEBS:-}" ]; then
+  P=$(mktemp -d)
+  for f in "$CHECK_DEBS"/*.deb; do dpkg -x "$f" "$P"; done
+  export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$P
+  export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu
+fi
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nvcc --version | tail -2; } > "$out/device.txt" 2>&1
+build=${PSCR_BUILD_DIR:-build-gpu}
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON -DPSCR_WERROR=ON > "$out/build.txt" 2>&1
+cmake --build "$build" -j"$(nproc)" >> "$out/build.txt" 2>&1 || { tail -30 "$out/build.txt"; exit 1; }
+(cd "$build" && ctest -L gpu --output-on-failure -V) > "$out/test_cuda.txt" 2>&1
+echo "ctest gpu rc=$?"; grep -E "Checks|F:" "$out/test_cuda.txt" | tail -3
+for tool in memcheck racecheck initcheck; do
+  extra=""; [ "$tool" = memcheck ] && extra="--leak-check full"
+  # shellcheck disable=SC2086
+  CK_FORK=no timeout 300 compute-sanitizer --tool "$tool" $extra "$build/tests/test_cuda" > "$out/$tool.txt" 2>&1
+  echo "$tool rc=$?"; tail -2 "$out/$tool.txt"
+done
