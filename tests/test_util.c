@@ -131,7 +131,7 @@ static double complex tu_tri(pscr_dtype dtype, const void *diag, const void *off
 }
 
 int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *p, const void *shift,
-                   const void *f, void *u)
+                   const void *f, void *u, double *rcond)
 {
   if (dtype != PSCR_R64 && dtype != PSCR_C64)
     return -1001;
@@ -175,6 +175,15 @@ int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *p, const void 
           A[col * N + row] = v;
         }
   }
+  /* ||A||_1 before the factorization overwrites A, for the condition estimate. */
+  double anorm1 = 0.0;
+  for (size_t col = 0; col < N; col++) {
+    double sum = 0.0;
+    for (size_t row = 0; row < N; row++)
+      sum += cabs(A[col * N + row]);
+    anorm1 = fmax(anorm1, sum);
+  }
+  double rc = 0.0;
   if (dtype == PSCR_R64) {
     double *Ar = malloc(N * N * sizeof *Ar);
     if (!Ar)
@@ -182,14 +191,25 @@ int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *p, const void 
     for (size_t i = 0; i < N * N; i++)
       Ar[i] = creal(A[i]);
     memcpy(u, f, N * sizeof(double));
-    info = LAPACKE_dgesv(LAPACK_COL_MAJOR, (lapack_int)N, 1, Ar, (lapack_int)N, ipiv,
-                         (double *)u, (lapack_int)N);
+    info = LAPACKE_dgetrf(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)N, Ar, (lapack_int)N, ipiv);
+    if (info == 0)
+      info = LAPACKE_dgetrs(LAPACK_COL_MAJOR, 'N', (lapack_int)N, 1, Ar, (lapack_int)N, ipiv,
+                            (double *)u, (lapack_int)N);
+    if (info == 0 && rcond)
+      info = LAPACKE_dgecon(LAPACK_COL_MAJOR, '1', (lapack_int)N, Ar, (lapack_int)N, anorm1, &rc);
     free(Ar);
   } else {
+    lapack_complex_double *Az = (lapack_complex_double *)A, *uz = u;
     memcpy(u, f, N * sizeof(double complex));
-    info = LAPACKE_zgesv(LAPACK_COL_MAJOR, (lapack_int)N, 1, (lapack_complex_double *)A,
-                         (lapack_int)N, ipiv, (lapack_complex_double *)u, (lapack_int)N);
+    info = LAPACKE_zgetrf(LAPACK_COL_MAJOR, (lapack_int)N, (lapack_int)N, Az, (lapack_int)N, ipiv);
+    if (info == 0)
+      info = LAPACKE_zgetrs(LAPACK_COL_MAJOR, 'N', (lapack_int)N, 1, Az, (lapack_int)N, ipiv, uz,
+                            (lapack_int)N);
+    if (info == 0 && rcond)
+      info = LAPACKE_zgecon(LAPACK_COL_MAJOR, '1', (lapack_int)N, Az, (lapack_int)N, anorm1, &rc);
   }
+  if (rcond)
+    *rcond = rc;
 out:
   free(A);
   free(ipiv);

@@ -44,11 +44,13 @@ double tu_backward_error(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
 
 /*
  * Dense reference: form A (N x N, column-major, N = tu_size) straight from the
- * Kronecker definition (eq. 7/8) and solve A u = f with LAPACKE dgesv/zgesv.
- * Returns the LAPACKE info (0 on success), -1000 on allocation failure.
+ * Kronecker definition (eq. 7/8) and solve A u = f with LAPACKE (LU with
+ * partial pivoting). rcond (may be NULL) receives LAPACK's estimate of
+ * 1 / kappa_1(A). Returns the LAPACKE info (0 on success), -1000 on
+ * allocation failure.
  */
 int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *pencils, const void *shift,
-                   const void *f, void *u);
+                   const void *f, void *u, double *rcond);
 
 /* Options that pin the CPU backend (AUTO would pick CUDA where a device
    exists); for suites that check the CPU reference. */
