@@ -59,11 +59,7 @@ static result run_one(const paper_table *t, int n, int repeat, const pscr_option
     fprintf(stderr, "%s n=%d: solve: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
     goto out;
   }
-  double norm_a;
-  pscr_operator_apply(pb->dtype, t->ndim, pb->pencils, pb->shift, u, au);
-  pscr_operator_norm_inf(pb->dtype, t->ndim, pb->pencils, pb->shift, &norm_a);
-  res.berr = cli_max_diff(cplx, N, au, b) / (norm_a * cli_max_diff(cplx, N, u, NULL) + cli_max_diff(cplx, N, b, NULL));
-  res.derr = cli_max_diff(cplx, N, u, ue) / cli_max_diff(cplx, N, ue, NULL);
+  cli_verify(pb, b, u, ue, au, &res.berr, &res.derr);
   for (int r = 0; r < repeat; r++) {
     t0 = cli_now();
     pscr_solve(plan, b, u);

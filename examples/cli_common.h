@@ -6,6 +6,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "pscr.h"
+
 /* Monotonic wall-clock seconds. */
 static inline double cli_now(void)
 {
@@ -31,6 +33,27 @@ static inline double cli_max_diff(int cplx, size_t n, const double *x, const dou
     m = fmax(m, d);
   }
   return m;
+}
+
+/*
+ * Verify a solve of a model problem: the normwise backward error
+ * ||Au - b|| / (||A|| ||u|| + ||b||) (inf-norms, A applied from the factors)
+ * and the relative max-norm error against the exact solution ue. au: scratch
+ * of the vector's size. Either output may be NULL.
+ */
+static inline void cli_verify(const pscr_problem *pb, const double *b, const double *u,
+                              const double *ue, double *au, double *berr, double *derr)
+{
+  int cplx = pb->dtype == PSCR_C64;
+  size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2];
+  double norm_a = 0;
+  pscr_operator_apply(pb->dtype, pb->ndim, pb->pencils, pb->shift, u, au);
+  pscr_operator_norm_inf(pb->dtype, pb->ndim, pb->pencils, pb->shift, &norm_a);
+  if (berr)
+    *berr = cli_max_diff(cplx, N, au, b) /
+            (norm_a * cli_max_diff(cplx, N, u, NULL) + cli_max_diff(cplx, N, b, NULL));
+  if (derr)
+    *derr = cli_max_diff(cplx, N, u, ue) / cli_max_diff(cplx, N, ue, NULL);
 }
 
 #endif

@@ -120,11 +120,8 @@ int main(int argc, char **argv)
   }
   qsort(times, (size_t)repeat, sizeof *times, cli_cmp_double);
 
-  double norm_a = 0;
-  pscr_operator_apply(pb->dtype, ndim, pb->pencils, pb->shift, u, au);
-  pscr_operator_norm_inf(pb->dtype, ndim, pb->pencils, pb->shift, &norm_a);
-  double berr = cli_max_diff(cplx, N, au, b) / (norm_a * cli_max_diff(cplx, N, u, NULL) + cli_max_diff(cplx, N, b, NULL));
-  double derr = cli_max_diff(cplx, N, u, ue) / cli_max_diff(cplx, N, ue, NULL);
+  double berr, derr;
+  cli_verify(pb, b, u, ue, au, &berr, &derr);
 
   printf("problem           %s %dD, %s mesh\n",
          kind == PSCR_PROBLEM_POISSON ? "Poisson (eq. 31)" : "Helmholtz with ABC (eqs. 33-35)",
