@@ -216,6 +216,33 @@ out:
   return info;
 }
 
+int tu_pencil_eigenvalues(pscr_dtype dtype, const pscr_pencil *p, double *lambda)
+{
+  if (dtype != PSCR_R64 && dtype != PSCR_C64)
+    return -1001;
+  size_t n = (size_t)p->n;
+  double *A = calloc(2 * n * n, sizeof *A), *M = A + n * n;
+  int info = -1000;
+  if (!A)
+    return info;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i > 0 ? i - 1 : 0; j <= i + 1 && j < n; j++) {
+      double complex a = tu_tri(dtype, p->a_diag, p->a_off, (int)i, (int)j);
+      double complex m = tu_tri(dtype, p->m_diag, p->m_off, (int)i, (int)j);
+      if (cimag(a) != 0 || cimag(m) != 0) {
+        info = -1002;
+        goto out;
+      }
+      A[j * n + i] = creal(a);
+      M[j * n + i] = creal(m);
+    }
+  info = LAPACKE_dsygv(LAPACK_COL_MAJOR, 1, 'N', 'U', (lapack_int)n, A, (lapack_int)n, M,
+                       (lapack_int)n, lambda);
+out:
+  free(A);
+  return info;
+}
+
 const pscr_options *tu_cpu_options(void)
 {
   static _Thread_local pscr_options o;

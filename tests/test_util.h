@@ -52,6 +52,15 @@ double tu_backward_error(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
 int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *pencils, const void *shift,
                    const void *f, void *u, double *rcond);
 
+/*
+ * Generalized eigenvalues of one pencil (A, M), ascending, into lambda (n
+ * entries): dense LAPACKE_dsygv, independent of the solver's eigen module.
+ * The pencil must be real: R64, or C64 with every imaginary part zero
+ * (-1002 otherwise). Returns the LAPACKE info (0 on success), -1000 on
+ * allocation failure.
+ */
+int tu_pencil_eigenvalues(pscr_dtype dtype, const pscr_pencil *p, double *lambda);
+
 /* Options that pin the CPU backend (AUTO would pick CUDA where a device
    exists); for suites that check the CPU reference. */
 const pscr_options *tu_cpu_options(void);
