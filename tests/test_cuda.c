@@ -3,7 +3,10 @@
  * against the reference kernels): random pencils of every kind, 2D and 3D
  * sizes covering 1..5 levels and every n1 mod 4; backward error bounds as in
  * test_solve.c plus "no worse than 10x the CPU's"; agreement with the CPU
- * solution; pscr_solve_device == pscr_solve; in place; singular shifts.
+ * solution; pscr_solve_device == pscr_solve; in place; singular shifts;
+ * bitwise repeatable solves; pscr_solve_device captured into a CUDA graph
+ * (no host synchronization, no allocation); a CUDA error in the middle of a
+ * solve reported as PSCR_ERROR_DEVICE, the plan usable afterwards.
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
  * exits 77 (ctest skip) when the CUDA backend or a device is not available.
@@ -178,6 +181,237 @@ START_TEST(device_arrays)
 }
 END_TEST
 
+/* ------------------------- determinism, graph capture, errors mid-solve */
+/* _i: 0 real 2D, 1 complex 2D, 2 real 3D. */
+static void make_case(op *o, int i, uint64_t seed)
+{
+  static const int n2r[2] = {200, 150}, n2c[2] = {129, 70}, n3[3] = {31, 20, 17};
+  make_op(o, i == 1 ? RANDOM_COMPLEX : RANDOM_SPD, i == 2 ? 3 : 2,
+          i == 0 ? n2r : i == 1 ? n2c : n3, seed);
+}
+
+/* pscr_solve_device into du (first poisoned with NaN bytes), then host. */
+static void device_solve(pscr_plan *plan, const void *df, void *du, void *host, size_t bytes,
+                         cudaStream_t stream)
+{
+  ck_assert_int_eq(cudaMemsetAsync(du, 0xff, bytes, stream), cudaSuccess);
+  pscr_status st = pscr_solve_device(plan, df, du, stream);
+  ck_assert_msg(st == PSCR_SUCCESS, "device solve: %s (%s)", pscr_status_string(st),
+                pscr_last_error());
+  ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(host, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+}
+
+/* Repeated solves of one input are bitwise identical: 5 pscr_solve and
+   5 pscr_solve_device calls (the kernels use no atomics in their arithmetic
+   and a fixed launch configuration per plan). */
+START_TEST(deterministic)
+{
+  op o;
+  make_case(&o, _i, 9100u + (uint64_t)_i);
+  size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype), bytes = N * es;
+  pscr_plan *gpu = make_plan(&o, PSCR_BACKEND_CUDA);
+  void *f = random_vector(&o, 9200u + (uint64_t)_i), *u0 = malloc(bytes), *u = malloc(bytes);
+  ck_assert(u0 && u);
+  ck_assert_int_eq(pscr_solve(gpu, f, u0), PSCR_SUCCESS);
+  for (int r = 1; r < 5; r++) {
+    memset(u, 0xff, bytes);
+    ck_assert_int_eq(pscr_solve(gpu, f, u), PSCR_SUCCESS);
+    ck_assert_msg(memcmp(u, u0, bytes) == 0, "case %d: host solve %d differs from solve 0", _i, r);
+  }
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  for (int r = 0; r < 5; r++) {
+    device_solve(gpu, df, du, u, bytes, NULL);
+    ck_assert_msg(memcmp(u, u0, bytes) == 0, "case %d: device solve %d differs from host solve",
+                  _i, r);
+  }
+  double berr = tu_backward_error(o.dtype, o.ndim, o.pencils, o.shift, u0, f);
+  ck_assert_msg(berr <= (o.dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL),
+                "case %d: backward error %.3e", _i, berr);
+  cudaFree(df);
+  cudaFree(du);
+  free(f);
+  free(u0);
+  free(u);
+  pscr_plan_destroy(gpu);
+  op_free(&o);
+}
+END_TEST
+
+/* pscr_solve_device is stream-ordered: it captures into a CUDA graph in
+   cudaStreamCaptureModeGlobal, which a host synchronization or a cudaMalloc
+   inside the solve would break (cudaErrorStreamCaptureUnsupported, then an
+   invalidated capture). The graph, launched three times with new f contents
+   copied in between, gives bitwise the results of direct calls. */
+START_TEST(graph_capture)
+{
+  op o;
+  make_case(&o, _i, 9300u + (uint64_t)_i);
+  size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype), bytes = N * es;
+  pscr_plan *gpu = make_plan(&o, PSCR_BACKEND_CUDA);
+  void *df = NULL, *du = NULL, *dref = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&dref, bytes), cudaSuccess);
+  cudaStream_t stream;
+  ck_assert_int_eq(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+
+  /* No assertion between begin and end: a failed check must not leave the
+     stream capturing. */
+  cudaGraph_t graph = NULL;
+  cudaError_t begin = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  pscr_status st = PSCR_ERROR_DEVICE;
+  char detail[512] = "";
+  if (begin == cudaSuccess) {
+    st = pscr_solve_device(gpu, df, du, stream);
+    snprintf(detail, sizeof detail, "%s", pscr_last_error());
+  }
+  cudaError_t end = begin == cudaSuccess ? cudaStreamEndCapture(stream, &graph) : begin;
+  ck_assert_msg(begin == cudaSuccess, "begin capture: %s", cudaGetErrorString(begin));
+  ck_assert_msg(st == PSCR_SUCCESS, "solve during capture: %s (%s)", pscr_status_string(st),
+                detail);
+  ck_assert_msg(end == cudaSuccess, "end capture: %s", cudaGetErrorString(end));
+  ck_assert_ptr_nonnull(graph);
+  size_t nodes = 0;
+  ck_assert_int_eq(cudaGraphGetNodes(graph, NULL, &nodes), cudaSuccess);
+  ck_assert(nodes > 0);
+  cudaGraphExec_t exec = NULL;
+  ck_assert_int_eq(cudaGraphInstantiate(&exec, graph, 0), cudaSuccess);
+
+  void *ug = malloc(bytes), *ud = malloc(bytes), *uc = malloc(bytes);
+  ck_assert(ug && ud && uc);
+  pscr_plan *cpu = make_plan(&o, PSCR_BACKEND_CPU);
+  for (int r = 0; r < 3; r++) {
+    void *f = random_vector(&o, 9400u + 10u * (uint64_t)_i + (uint64_t)r);
+    ck_assert_int_eq(cudaMemcpyAsync(df, f, bytes, cudaMemcpyHostToDevice, stream), cudaSuccess);
+    ck_assert_int_eq(cudaMemsetAsync(du, 0xff, bytes, stream), cudaSuccess);
+    ck_assert_int_eq(cudaGraphLaunch(exec, stream), cudaSuccess);
+    ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
+    ck_assert_int_eq(cudaMemcpy(ug, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    device_solve(gpu, df, dref, ud, bytes, stream);
+    ck_assert_msg(memcmp(ug, ud, bytes) == 0, "case %d, launch %d: graph differs from direct",
+                  _i, r);
+    /* And it is the solution, not just the same numbers twice. */
+    ck_assert_int_eq(pscr_solve(cpu, f, uc), PSCR_SUCCESS);
+    double rel = tu_diff_inf(o.dtype, N, ug, uc) / tu_norm_inf(o.dtype, N, uc);
+    printf("graph capture case %d launch %d: %zu nodes, rel diff to cpu %.2e\n", _i, r, nodes,
+           rel);
+    ck_assert_msg(rel <= REL_DIFF, "case %d launch %d: graph result differs from cpu by %.3e",
+                  _i, r, rel);
+    free(f);
+  }
+  ck_assert_int_eq(cudaGraphExecDestroy(exec), cudaSuccess);
+  ck_assert_int_eq(cudaGraphDestroy(graph), cudaSuccess);
+  ck_assert_int_eq(cudaStreamDestroy(stream), cudaSuccess);
+  cudaFree(df);
+  cudaFree(du);
+  cudaFree(dref);
+  free(ug);
+  free(ud);
+  free(uc);
+  pscr_plan_destroy(cpu);
+  pscr_plan_destroy(gpu);
+  op_free(&o);
+}
+END_TEST
+
+/*
+ * A CUDA error in the middle of a host-array solve is reported, and the plan
+ * stays usable. The error is provoked without touching the library: while a
+ * stream of this thread captures in cudaStreamCaptureModeGlobal, the thread
+ * may not make "potentially unsafe" calls (CUDA runtime API,
+ * cudaThreadExchangeStreamCaptureMode; Programming Guide, "Prohibited and
+ * Unhandled Operations"): synchronizing or querying a stream or the device,
+ * synchronous and pageable-memory copies, cudaMalloc. pscr_solve copies f in
+ * and u out from pageable host memory on its private stream and then
+ * cudaStreamSynchronize()s it, so one of these calls fails with
+ * cudaErrorStreamCaptureUnsupported (900, or 906 cudaErrorStreamCaptureImplicit
+ * on some drivers) and the capture is invalidated (cudaStreamEndCapture then
+ * returns cudaErrorStreamCaptureInvalidated and no graph).
+ *
+ * Why the status must be PSCR_ERROR_DEVICE exactly: every CUDA call on the
+ * host solve path goes through PSCR_CUDA_GOTO, which maps any cudaError_t to
+ * PSCR_ERROR_DEVICE; the only other failure status of that path,
+ * PSCR_ERROR_SINGULAR, needs the synchronized read of the pivot flag, which
+ * cannot have happened. A PSCR_SUCCESS here would mean the runtime allowed a
+ * synchronization during a global-mode capture (the premise is wrong, or the
+ * solve did not synchronize and returned before u was written).
+ */
+START_TEST(error_mid_solve)
+{
+  int n[2] = {64, 40};
+  op o;
+  make_op(&o, _i ? RANDOM_COMPLEX : RANDOM_SPD, 2, n, 9500u + (uint64_t)_i);
+  size_t N = tu_size(2, o.pencils), es = tu_dtype_size(o.dtype), bytes = N * es;
+  pscr_plan *gpu = make_plan(&o, PSCR_BACKEND_CUDA), *cpu = make_plan(&o, PSCR_BACKEND_CPU);
+  void *f = random_vector(&o, 9600u + (uint64_t)_i), *f0 = malloc(bytes), *u = malloc(bytes);
+  void *u0 = malloc(bytes), *uc = malloc(bytes);
+  ck_assert(f0 && u && u0 && uc);
+  memcpy(f0, f, bytes);
+  ck_assert_int_eq(pscr_solve(cpu, f, uc), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(gpu, f, u0), PSCR_SUCCESS);
+
+  cudaStream_t stream;
+  ck_assert_int_eq(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  /* No assertion until the capture has ended. */
+  cudaGraph_t graph = NULL;
+  cudaError_t begin = cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal);
+  pscr_status st = PSCR_SUCCESS;
+  char detail[512] = "";
+  if (begin == cudaSuccess) {
+    st = pscr_solve(gpu, f, u);
+    snprintf(detail, sizeof detail, "%s", pscr_last_error());
+  }
+  cudaError_t end = begin == cudaSuccess ? cudaStreamEndCapture(stream, &graph) : begin;
+  if (graph)
+    cudaGraphDestroy(graph);
+  cudaGetLastError(); /* clear the capture errors (none of them is sticky) */
+  /* Work the failed solve did enqueue on the plan's stream finishes here,
+     before u is read or reused. */
+  cudaError_t sync = cudaDeviceSynchronize();
+  cudaGetLastError();
+  printf("error mid-solve case %d: %s (%s); end capture: %s\n", _i, pscr_status_string(st),
+         detail, cudaGetErrorString(end));
+  ck_assert_msg(begin == cudaSuccess, "begin capture: %s", cudaGetErrorString(begin));
+  ck_assert_msg(sync == cudaSuccess, "device unusable after the capture: %s",
+                cudaGetErrorString(sync));
+  ck_assert_msg(st == PSCR_ERROR_DEVICE, "pscr_solve during a global capture returned %s (%s)",
+                pscr_status_string(st), detail);
+  ck_assert_msg(detail[0] != '\0', "PSCR_ERROR_DEVICE without a detail message");
+  ck_assert_msg(memcmp(f, f0, bytes) == 0, "a failed solve changed f");
+
+  /* The same plan solves correctly again: host and device arrays. */
+  memset(u, 0xff, bytes);
+  st = pscr_solve(gpu, f, u);
+  ck_assert_msg(st == PSCR_SUCCESS, "solve after the error: %s (%s)", pscr_status_string(st),
+                pscr_last_error());
+  ck_assert_msg(memcmp(u, u0, bytes) == 0, "solve after the error differs from the one before");
+  double rel = tu_diff_inf(o.dtype, N, u, uc) / tu_norm_inf(o.dtype, N, uc);
+  ck_assert_msg(rel <= REL_DIFF, "solve after the error differs from cpu by %.3e", rel);
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  device_solve(gpu, df, du, u, bytes, stream);
+  ck_assert_msg(memcmp(u, u0, bytes) == 0, "device solve after the error differs");
+
+  ck_assert_int_eq(cudaStreamDestroy(stream), cudaSuccess);
+  cudaFree(df);
+  cudaFree(du);
+  free(f);
+  free(f0);
+  free(u);
+  free(u0);
+  free(uc);
+  pscr_plan_destroy(gpu);
+  pscr_plan_destroy(cpu);
+  op_free(&o);
+}
+END_TEST
+
 /* ------------------------------------------------------------ errors */
 START_TEST(singular_shift)
 {
@@ -281,6 +515,12 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, bad_arguments);
   tcase_add_test(tc, device_out_of_memory);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("stream_order");
+  tcase_set_timeout(tc, 120);
+  tcase_add_loop_test(tc, deterministic, 0, 3);
+  tcase_add_loop_test(tc, graph_capture, 0, 3);
+  tcase_add_loop_test(tc, error_mid_solve, 0, 2);
   suite_add_tcase(s, tc);
   return s;
 }
