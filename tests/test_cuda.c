@@ -330,7 +330,12 @@ END_TEST
  * cudaStreamSynchronize()s it, so one of these calls fails with
  * cudaErrorStreamCaptureUnsupported (900, or 906 cudaErrorStreamCaptureImplicit
  * on some drivers) and the capture is invalidated (cudaStreamEndCapture then
- * returns cudaErrorStreamCaptureInvalidated and no graph).
+ * returns cudaErrorStreamCaptureInvalidated and no graph). Seen on the H100
+ * (CUDA 13.0, driver 580): the copies and kernels are enqueued, then
+ * cudaStreamSynchronize fails with 900, so the error comes mid-solve. Under
+ * compute-sanitizer memcheck each case adds three expected API errors (900
+ * from cudaStreamSynchronize, 901 from cudaStreamEndCapture and from the
+ * cudaGetLastError that clears it).
  *
  * Why the status must be PSCR_ERROR_DEVICE exactly: every CUDA call on the
  * host solve path goes through PSCR_CUDA_GOTO, which maps any cudaError_t to
