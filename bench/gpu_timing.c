@@ -1,0 +1,156 @@
+/*
+ * Device-only timing for pscr-bench --backend cuda, plain C on the CUDA
+ * runtime API: what the paper's GTX 1080 Ti columns measure, execution on
+ * device arrays apart from the RAM-VRAM-RAM transfers.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cli_common.h"
+#include "gpu_timing.h"
+
+/* A CUDA call failed: status DEVICE_ALLOC for out of memory (not sticky, so
+ * cleared), DEVICE otherwise; the call and CUDA's text go to t->msg. */
+#define GPU_GOTO(t, st, label, call)                                                       \
+  do {                                                                                     \
+    cudaError_t e_ = (call);                                                               \
+    if (e_ != cudaSuccess) {                                                               \
+      cudaGetLastError();                                                                  \
+      (st) = e_ == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE; \
+      snprintf((t)->msg, sizeof (t)->msg, "%s: %s", #call, cudaGetErrorString(e_));        \
+      goto label;                                                                          \
+    }                                                                                      \
+  } while (0)
+
+/* A pscr call failed: its status and detail message go to t->msg. */
+#define PSCR_GOTO(t, st, label, call)                                                      \
+  do {                                                                                     \
+    (st) = (call);                                                                         \
+    if (st) {                                                                              \
+      snprintf((t)->msg, sizeof (t)->msg, "%s: %s (%s)", #call, pscr_status_string(st),    \
+               pscr_last_error());                                                         \
+      goto label;                                                                          \
+    }                                                                                      \
+  } while (0)
+
+pscr_status gpu_describe(int device, char *buf, size_t len)
+{
+  int count = 0, rt = 0, drv = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    cudaGetLastError();
+    snprintf(buf, len, "no CUDA device (cudaGetDeviceCount: %s)",
+             e != cudaSuccess ? cudaGetErrorString(e) : "0 devices");
+    return PSCR_ERROR_NOT_SUPPORTED;
+  }
+  if (device < 0 || device >= count) {
+    snprintf(buf, len, "no CUDA device %d (%d present)", device, count);
+    return PSCR_ERROR_NOT_SUPPORTED;
+  }
+  struct cudaDeviceProp p;
+  if ((e = cudaGetDeviceProperties(&p, device)) != cudaSuccess ||
+      (e = cudaSetDevice(device)) != cudaSuccess || (e = cudaFree(NULL)) != cudaSuccess) {
+    snprintf(buf, len, "CUDA device %d: %s", device, cudaGetErrorString(e));
+    return PSCR_ERROR_DEVICE;
+  }
+  cudaRuntimeGetVersion(&rt);
+  cudaDriverGetVersion(&drv);
+  snprintf(buf, len, "%s (device %d, sm_%d%d, %d SMs, %.1f GiB; CUDA runtime %d.%d, driver %d.%d)",
+           p.name, device, p.major, p.minor, p.multiProcessorCount,
+           (double)p.totalGlobalMem / (1024.0 * 1024.0 * 1024.0), rt / 1000, rt % 1000 / 10,
+           drv / 1000, drv % 1000 / 10);
+  return PSCR_SUCCESS;
+}
+
+/* Median and minimum of the n event intervals ev[stride i] -> ev[stride i + 1]. */
+static void event_stats(const cudaEvent_t *ev, int stride, int n, double *ms, double *median,
+                        double *min)
+{
+  for (int i = 0; i < n; i++) {
+    float x = 0;
+    cudaEventElapsedTime(&x, ev[stride * i], ev[stride * i + 1]);
+    ms[i] = x;
+  }
+  qsort(ms, (size_t)n, sizeof *ms, cli_cmp_double);
+  *median = ms[n / 2];
+  if (min)
+    *min = ms[0];
+}
+
+pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, const double *f,
+                           const double *u_ref, int repeat, gpu_timing *t)
+{
+  size_t words = nval * (cplx ? 2 : 1), bytes = words * sizeof(double);
+  int nev = 2 * repeat > 3 * GPU_XFER_REPEAT ? 2 * repeat : 3 * GPU_XFER_REPEAT;
+  int nms = repeat > GPU_XFER_REPEAT ? repeat : GPU_XFER_REPEAT, made = 0;
+  pscr_status st = PSCR_SUCCESS;
+  void *d_f = NULL, *d_u = NULL;
+  double *h_f = NULL, *h_u = NULL, *ms = NULL;
+  cudaStream_t s = NULL;
+  cudaEvent_t *ev = calloc((size_t)nev, sizeof *ev);
+
+  memset(t, 0, sizeof *t);
+  ms = malloc((size_t)nms * sizeof *ms);
+  if (!ev || !ms) {
+    st = PSCR_ERROR_HOST_ALLOC;
+    snprintf(t->msg, sizeof t->msg, "event tables");
+    goto out;
+  }
+  GPU_GOTO(t, st, out, cudaSetDevice(device));
+  GPU_GOTO(t, st, out, cudaMalloc(&d_f, bytes));
+  GPU_GOTO(t, st, out, cudaMalloc(&d_u, bytes));
+  GPU_GOTO(t, st, out, cudaMallocHost((void **)&h_f, bytes));
+  GPU_GOTO(t, st, out, cudaMallocHost((void **)&h_u, bytes));
+  GPU_GOTO(t, st, out, cudaStreamCreate(&s));
+  for (; made < nev; made++)
+    GPU_GOTO(t, st, out, cudaEventCreate(&ev[made]));
+  memcpy(h_f, f, bytes);
+  GPU_GOTO(t, st, out, cudaMemcpyAsync(d_f, h_f, bytes, cudaMemcpyHostToDevice, s));
+
+  /* Device-only solves: warm up, then each solve between two events,
+   * enqueued back to back so that the host never stalls the stream. */
+  for (int r = 0; r < GPU_WARMUP; r++)
+    PSCR_GOTO(t, st, out, pscr_solve_device(plan, d_f, d_u, s));
+  GPU_GOTO(t, st, out, cudaStreamSynchronize(s));
+  for (int r = 0; r < repeat; r++) {
+    GPU_GOTO(t, st, out, cudaEventRecord(ev[2 * r], s));
+    PSCR_GOTO(t, st, out, pscr_solve_device(plan, d_f, d_u, s));
+    GPU_GOTO(t, st, out, cudaEventRecord(ev[2 * r + 1], s));
+  }
+  GPU_GOTO(t, st, out, cudaStreamSynchronize(s));
+  event_stats(ev, 2, repeat, ms, &t->solve_ms_median, &t->solve_ms_min);
+
+  /* Transfers from and to pinned memory: ev[3x] H2D ev[3x+1] D2H ev[3x+2]. */
+  for (int x = 0; x < GPU_XFER_REPEAT; x++) {
+    GPU_GOTO(t, st, out, cudaEventRecord(ev[3 * x], s));
+    GPU_GOTO(t, st, out, cudaMemcpyAsync(d_f, h_f, bytes, cudaMemcpyHostToDevice, s));
+    GPU_GOTO(t, st, out, cudaEventRecord(ev[3 * x + 1], s));
+    GPU_GOTO(t, st, out, cudaMemcpyAsync(h_u, d_u, bytes, cudaMemcpyDeviceToHost, s));
+    GPU_GOTO(t, st, out, cudaEventRecord(ev[3 * x + 2], s));
+  }
+  GPU_GOTO(t, st, out, cudaStreamSynchronize(s));
+  event_stats(ev, 3, GPU_XFER_REPEAT, ms, &t->h2d_ms, NULL);
+  event_stats(ev + 1, 3, GPU_XFER_REPEAT, ms, &t->d2h_ms, NULL);
+
+  /* h_u now holds the device solution: the same as the host API's? */
+  t->bitwise = !memcmp(h_u, u_ref, bytes);
+  t->rel_diff = cli_max_diff(cplx, nval, h_u, u_ref) / cli_max_diff(cplx, nval, u_ref, NULL);
+out:
+  if (s)
+    cudaStreamSynchronize(s);
+  for (int i = 0; i < made; i++)
+    cudaEventDestroy(ev[i]);
+  if (s)
+    cudaStreamDestroy(s);
+  cudaFreeHost(h_u);
+  cudaFreeHost(h_f);
+  cudaFree(d_u);
+  cudaFree(d_f);
+  free(ms);
+  free(ev);
+  return st;
+}

@@ -1,0 +1,70 @@
+/*
+ * Device-only timing for pscr-bench --backend cuda (gpu_timing.c, plain C on
+ * the CUDA runtime API). Without CUDA these are stubs that return
+ * PSCR_ERROR_NOT_SUPPORTED, so pscr_bench.c carries no #if.
+ */
+#ifndef PSCR_BENCH_GPU_TIMING_H
+#define PSCR_BENCH_GPU_TIMING_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "pscr.h"
+
+enum {
+  GPU_WARMUP = 2,      /* untimed pscr_solve_device calls before the timed ones */
+  GPU_MIN_REPEAT = 10, /* fewest timed device solves */
+  GPU_XFER_REPEAT = 5  /* timed H2D / D2H pairs */
+};
+
+typedef struct gpu_timing {
+  double solve_ms_median, solve_ms_min; /* pscr_solve_device, CUDA events on one stream */
+  double h2d_ms, d2h_ms;                /* f to the device, u back; pinned host memory, median */
+  int bitwise;                          /* device u == host-API u, bit for bit */
+  double rel_diff;                      /* max|u_dev - u_host| / max|u_host| */
+  char msg[256];                        /* what failed, when a call returns an error */
+} gpu_timing;
+
+#if PSCR_HAVE_CUDA
+
+/*
+ * Describe CUDA device @p device into buf (name, compute capability, SMs,
+ * memory, runtime and driver versions) and create its context, so that the
+ * first plan's time does not include it. Returns PSCR_ERROR_NOT_SUPPORTED
+ * with the reason in buf when there is no such device.
+ */
+pscr_status gpu_describe(int device, char *buf, size_t len);
+
+/*
+ * Time pscr_solve_device on a CUDA plan: allocate device f and u, copy f
+ * (nval real or complex values) once, GPU_WARMUP untimed solves, then
+ * @p repeat solves each bracketed by events on one stream (median, min);
+ * GPU_XFER_REPEAT pinned H2D copies of f and D2H copies of u (median); and
+ * compare the device u with @p u_ref, the host API's solution. On error t->msg
+ * says which call failed; device memory is released on every path.
+ */
+pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, const double *f,
+                           const double *u_ref, int repeat, gpu_timing *t);
+
+#else
+
+static inline pscr_status gpu_describe(int device, char *buf, size_t len)
+{
+  (void)device;
+  snprintf(buf, len, "this pscr build has no CUDA backend (PSCR_HAVE_CUDA is 0; configure "
+                     "with -DPSCR_ENABLE_CUDA=ON)");
+  return PSCR_ERROR_NOT_SUPPORTED;
+}
+
+static inline pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval,
+                                         const double *f, const double *u_ref, int repeat,
+                                         gpu_timing *t)
+{
+  (void)plan, (void)device, (void)cplx, (void)nval, (void)f, (void)u_ref, (void)repeat;
+  snprintf(t->msg, sizeof t->msg, "this pscr build has no CUDA backend");
+  return PSCR_ERROR_NOT_SUPPORTED;
+}
+
+#endif
+
+#endif
