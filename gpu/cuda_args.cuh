@@ -29,8 +29,11 @@ template <class T> struct LevelArgs {
   const int *jl;   // nj * 3: j, left block, right block (-1: none)
   const T *lam;    // ne eigenvalues
   const T *w;      // ne * W_SLOTS eigenvector components
-  int nb, nj, ne;
-  int d;    // dimension (0-based)
+  const int *items; // nit * 3: block, first and end eigenpair (level-relative)
+  const int *bitem; // nb * 2: first item and item count of each block
+  int nb, nj, ne, nit;
+  int direct; // every block is one item: the first reduction pass writes the result
+  int d;      // dimension (0-based)
   int n;    // n_d
   size_t S; // slab length below d: prod_{e > d} n_e
 };
@@ -38,6 +41,9 @@ template <class T> struct LevelArgs {
 // Threads per block of every kernel; kernels loop grid-stride, so the grid
 // only needs to be large enough to fill the device.
 constexpr int THREADS = 256;
+
+// Eigenpairs summed by one thread of the first reduction pass.
+constexpr int ITEM_EIGS = 32;
 
 inline unsigned grid_of(size_t count)
 {

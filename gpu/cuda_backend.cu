@@ -5,6 +5,7 @@
 // per outer level. Everything is allocated at plan time; a solve only
 // enqueues work on its stream.
 #include <cuda_runtime.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@
 #include "cuda_check.h"
 #include "cuda_view.h"
 #include "levels_kernels.cuh"
+#include "partition.cuh"
 #include "thomas.cuh"
 
 namespace pscr_cuda {
@@ -25,14 +27,19 @@ struct DimState {
   size_t neig;       // eigenpairs over all levels
   int nblk, njl;
   pscr_cuda_level_view *lvl; // host copy, k entries
+  int *lit0, *lnit;          // host, per level: first item (in items) and item count
+  int *ldirect;              // host, per level: every block is a single item
+  int nitem, max_nit;
   int *blk, *eblk, *jl;      // device tables
+  int *items, *bitem;        // device: reduction items (3 ints), per block first item, count
   void *lam, *w;             // device eigen data
   void *v;      // level solutions: batch * max_ne * S
   void *lr;     // L_B|R_B or gL|gR: batch * max_nb * 2 * S
+  void *part;   // reduction partial sums: batch * max_nit * 3 * S
   void *shifts; // subproblem shifts (dimensions below ndim-2 only)
 };
 
-enum { MAX_ALLOCS = 32 };
+enum { MAX_ALLOCS = 48 };
 
 struct State {
   int device, cplx, ndim, n[3];
@@ -42,7 +49,10 @@ struct State {
   void *cs0;           // the shift c, one element
   int *flag;           // singular-pivot flag
   void *xbuf;          // total entries: the host solve's device copy of f / u
-  void *cp;            // Thomas multipliers of the last-but-one dimension
+  void *cp;            // Thomas multipliers of the last-but-one dimension (serial path)
+  int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
+  int part_p;          // k_part threads per system
+  void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
   DimState dim[2];
   void *mem[MAX_ALLOCS];
   int nmem;
@@ -75,8 +85,12 @@ void state_free(State *s)
     cudaFree(s->mem[i]);
   if (s->stream)
     cudaStreamDestroy(s->stream);
-  for (int d = 0; d < 2; d++)
+  for (int d = 0; d < 2; d++) {
     free(s->dim[d].lvl);
+    free(s->dim[d].lit0);
+    free(s->dim[d].lnit);
+    free(s->dim[d].ldirect);
+  }
   cudaGetLastError(); // teardown errors are not reported; do not leave them sticky
   free(s);
 }
@@ -110,6 +124,10 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i)
   L.jl = D.jl + (size_t)V.j0 * 3;
   L.lam = (const T *)D.lam + V.eig0;
   L.w = (const T *)D.w + V.eig0 * W_SLOTS;
+  L.items = D.items + (size_t)D.lit0[i - 1] * 3;
+  L.bitem = D.bitem + (size_t)V.blk0 * 2;
+  L.nit = D.lnit[i - 1];
+  L.direct = D.ldirect[i - 1];
   L.nb = V.nb;
   L.nj = V.nj;
   L.ne = V.ne;
@@ -120,20 +138,80 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i)
 }
 
 template <class T>
-cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, cudaStream_t stream);
+cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
+                    cudaStream_t stream);
+
+template <class T, int M>
+cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
+                          const T *g, T *v, cudaStream_t stream)
+{
+  const int P = s->part_p, threads = part_block_threads(P), spb = threads / P;
+  const size_t nsys = (size_t)B * (size_t)L.ne;
+  size_t blocks = (nsys + (size_t)spb - 1) / (size_t)spb;
+  if (blocks > ((size_t)1 << 20))
+    blocks = (size_t)1 << 20;
+  const size_t smem = (size_t)threads * part_smem_per_thread<M>() * sizeof(T);
+  const size_t np = (size_t)P * M;
+  PartFacs<T> C;
+  C.ad = (const T *)s->pfac;
+  C.md = C.ad + np;
+  C.ao = C.md + np;
+  C.mo = C.ao + np;
+  k_part<T, M><<<(unsigned)blocks, threads, smem, stream>>>(L, C, s->n[s->ndim - 1], B, cs, x, g,
+                                                             v, P, s->flag);
+  return pscr_cuda_launch_check(stream);
+}
+
+// k_part may need more than the default 48 KB of dynamic shared memory.
+template <class T, int M> cudaError_t part_attr()
+{
+  return cudaFuncSetAttribute(k_part<T, M>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              PART_MAX_P * part_smem_per_thread<M>() * (int)sizeof(T));
+}
+
+template <class T> cudaError_t part_attrs()
+{
+  cudaError_t e = part_attr<T, 2>();
+  if (e == cudaSuccess)
+    e = part_attr<T, 4>();
+  if (e == cudaSuccess)
+    e = part_attr<T, 8>();
+  if (e == cudaSuccess)
+    e = part_attr<T, 16>();
+  return e;
+}
+
+template <class T>
+cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
+                        const T *g, T *v, int rows, cudaStream_t stream)
+{
+  switch (rows) {
+  case 2:
+    return launch_part_m<T, 2>(s, L, B, cs, x, g, v, stream);
+  case 4:
+    return launch_part_m<T, 4>(s, L, B, cs, x, g, v, stream);
+  case 8:
+    return launch_part_m<T, 8>(s, L, B, cs, x, g, v, stream);
+  default:
+    return launch_part_m<T, 16>(s, L, B, cs, x, g, v, stream);
+  }
+}
 
 // The subproblems of one level: solutions into dim[d].v (Thomas layout at the
 // last-but-one dimension, slabs otherwise). g: NULL forward, gL|gR back.
 template <class T>
 cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, const T *cs,
-                        T *x, const T *g, cudaStream_t stream)
+                        T *x, const T *g, int rows, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   if (d == s->ndim - 2) {
     const size_t nsys = (size_t)B * (size_t)L.ne;
-    k_thomas<T><<<grid_of(nsys), THREADS, 0, stream>>>(L, facs_of<T>(s), B, cs, x, g, (T *)D.v,
-                                                       (T *)s->cp, s->flag);
-    return pscr_cuda_launch_check(stream);
+    if (rows == 0) {
+      k_thomas<T><<<grid_of(nsys), THREADS, 0, stream>>>(L, facs_of<T>(s), B, cs, x, g,
+                                                         (T *)D.v, (T *)s->cp, s->flag);
+      return pscr_cuda_launch_check(stream);
+    }
+    return launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, stream);
   }
   const size_t count = (size_t)B * (size_t)L.ne * L.S;
   k_gather<T><<<grid_of(count), THREADS, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
@@ -141,13 +219,32 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
   if (e != cudaSuccess)
     return e;
   // All ne subproblems of every batch as one batch of the next dimension.
-  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, (const T *)D.shifts, stream);
+  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, (const T *)D.shifts, rows, stream);
 }
 
 // Solve B independent problems of dimension d in place: batch b is
 // (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b n_d S.
+// The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
 template <class T>
-cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, cudaStream_t stream)
+cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, int back,
+                         const T *v, size_t vs, size_t vt, T *x, cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  const size_t nit = (size_t)B * (size_t)L.nit * L.S;
+  k_reduce_items<T><<<grid_of(nit), THREADS, 0, stream>>>(L, B, v, vs, vt, back, (T *)D.part,
+                                                          (T *)D.lr, x);
+  cudaError_t e = pscr_cuda_launch_check(stream);
+  if (e != cudaSuccess || L.direct)
+    return e;
+  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
+                                                         (T *)D.lr, x);
+  return pscr_cuda_launch_check(stream);
+}
+
+template <class T>
+cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
+                    cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   const Facs<T> F = facs_of<T>(s);
@@ -159,14 +256,12 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, cudaStream_
     const LevelArgs<T> L = level_of<T>(s, d, i);
     if (L.nb == 0)
       continue;
-    if ((e = level_solve<T>(s, d, L, B, cs, x, nullptr, stream)) != cudaSuccess)
+    if ((e = level_solve<T>(s, d, L, B, cs, x, nullptr, rows, stream)) != cudaSuccess)
       return e;
     const size_t nsys = (size_t)B * (size_t)L.ne;
-    const size_t vs = thomas ? 1 : L.S, vt = thomas ? nsys : 1;
-    const size_t nred = (size_t)B * (size_t)L.nb * L.S;
-    k_reduce<T><<<grid_of(nred), THREADS, 0, stream>>>(L, B, (const T *)D.v, vs, vt, 0,
-                                                       (T *)D.lr, x);
-    if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
+    const bool serial = thomas && rows == 0;
+    const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
+    if ((e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
       return e;
     if (L.nj > 0) {
       const size_t ncpl = (size_t)B * (size_t)L.nj * L.S;
@@ -185,16 +280,81 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, cudaStream_
     k_couple_back<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;
-    if ((e = level_solve<T>(s, d, L, B, cs, x, (const T *)D.lr, stream)) != cudaSuccess)
+    if ((e = level_solve<T>(s, d, L, B, cs, x, (const T *)D.lr, rows, stream)) != cudaSuccess)
       return e;
     const size_t nsys = (size_t)B * (size_t)L.ne;
-    const size_t vs = thomas ? 1 : L.S, vt = thomas ? nsys : 1;
-    k_reduce<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, (const T *)D.v, vs, vt, 1,
-                                                       (T *)D.lr, x);
-    if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
+    const bool serial = thomas && rows == 0;
+    const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
+    if ((e = level_reduce<T>(s, d, L, B, 1, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
       return e;
   }
   return cudaSuccess;
+}
+
+// Reduction items of dimension d (levels_kernels.cuh): each block's
+// eigenpairs in runs of ITEM_EIGS. Host tables per level, device tables.
+pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int **items, int **bitem)
+{
+  DimState *D = &s->dim[d];
+  const int k = V->k > 0 ? V->k : 1;
+  D->lit0 = (int *)calloc((size_t)k, sizeof(int));
+  D->lnit = (int *)calloc((size_t)k, sizeof(int));
+  D->ldirect = (int *)calloc((size_t)k, sizeof(int));
+  *bitem = (int *)malloc((size_t)(V->nblk > 0 ? V->nblk : 1) * 2 * sizeof(int));
+  if (!D->lit0 || !D->lnit || !D->ldirect || !*bitem)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items of dimension %d", d + 1);
+  size_t nitem = 0;
+  for (int b = 0; b < V->nblk; b++) {
+    const int *row = V->blk + (size_t)b * PSCR_CUDA_BLK_INTS;
+    const int m = row[PSCR_CUDA_BLK_LAST] - row[PSCR_CUDA_BLK_FIRST] + 1;
+    nitem += (size_t)((m + ITEM_EIGS - 1) / ITEM_EIGS);
+  }
+  if (nitem > (size_t)INT_MAX / 3)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items: %zu items", nitem);
+  *items = (int *)malloc((nitem > 0 ? nitem : 1) * 3 * sizeof(int));
+  if (!*items)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items of dimension %d", d + 1);
+  int it = 0;
+  for (int i = 0; i < V->k; i++) {
+    const pscr_cuda_level_view &lv = V->lvl[i];
+    D->lit0[i] = it;
+    int direct = 1;
+    for (int b = 0; b < lv.nb; b++) {
+      const int *row = V->blk + (size_t)(lv.blk0 + b) * PSCR_CUDA_BLK_INTS;
+      const int e0 = row[PSCR_CUDA_BLK_EREL];
+      const int e1 = e0 + row[PSCR_CUDA_BLK_LAST] - row[PSCR_CUDA_BLK_FIRST] + 1;
+      (*bitem)[2 * (lv.blk0 + b)] = it - D->lit0[i];
+      int cnt = 0;
+      for (int e = e0; e < e1; e += ITEM_EIGS, cnt++, it++) {
+        (*items)[3 * it] = b;
+        (*items)[3 * it + 1] = e;
+        (*items)[3 * it + 2] = e + ITEM_EIGS < e1 ? e + ITEM_EIGS : e1;
+      }
+      (*bitem)[2 * (lv.blk0 + b) + 1] = cnt;
+      direct &= cnt == 1;
+    }
+    D->lnit[i] = it - D->lit0[i];
+    D->ldirect[i] = direct;
+    if (D->lnit[i] > D->max_nit)
+      D->max_nit = D->lnit[i];
+  }
+  D->nitem = it;
+  return PSCR_SUCCESS;
+}
+
+// Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
+// Automatic: 8 rows (4 complex) while that keeps P <= PART_MAX_P, else more
+// rows per thread, up to 16; past 16 PART_MAX_P rows, the serial path.
+int choose_rows(int requested, int n, int cplx)
+{
+  if (requested < 0)
+    return 0;
+  if (requested > 0)
+    return part_threads_per_system(n, requested) <= PART_MAX_P ? requested : 0;
+  for (int m = cplx ? 4 : 8; m <= 16; m *= 2)
+    if (part_threads_per_system(n, m) <= PART_MAX_P)
+      return m;
+  return 0;
 }
 
 } // namespace
@@ -221,6 +381,8 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     s->n[d] = v->n[d];
   const size_t es = v->elem;
   size_t batch = 1; // largest batch of the dimension: 1, then the outer max_ne
+  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->is_complex);
+  s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
 
   PSCR_CUDA_GOTO(st, fail, cudaSetDevice(v->device));
   PSCR_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
@@ -229,6 +391,13 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->fac[d], b), b);
   }
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->cs0, es), es);
+  if (s->rows > 0) {
+    const size_t b = 4 * (size_t)s->part_p * (size_t)s->rows * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
+    PSCR_CUDA_GOTO(st, fail,
+                   v->is_complex ? pscr_cuda::part_attrs<pscr_cuda::zc>()
+                                 : pscr_cuda::part_attrs<double>());
+  }
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
                        sizeof(int));
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->xbuf, v->total * es), v->total * es);
@@ -264,6 +433,34 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->v, b), b);
     b = batch * (size_t)V->max_nb * 2 * D->S * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->lr, b), b);
+    {
+      int *items = nullptr, *bitem = nullptr;
+      st = pscr_cuda::build_items(s, d, V, &items, &bitem);
+      if (st == PSCR_SUCCESS) {
+        const size_t bi = (size_t)(D->nitem > 0 ? D->nitem : 1) * 3 * sizeof(int);
+        const size_t bb = (size_t)(V->nblk > 0 ? V->nblk : 1) * 2 * sizeof(int);
+        cudaError_t ce = pscr_cuda::dalloc(s, (void **)&D->items, bi);
+        if (ce == cudaSuccess)
+          ce = pscr_cuda::dalloc(s, (void **)&D->bitem, bb);
+        if (ce == cudaSuccess)
+          ce = cudaMemcpy(D->items, items, bi, cudaMemcpyHostToDevice);
+        if (ce == cudaSuccess)
+          ce = cudaMemcpy(D->bitem, bitem, bb, cudaMemcpyHostToDevice);
+        if (ce != cudaSuccess) {
+          cudaGetLastError();
+          st = pscr_error_set(ce == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC
+                                                              : PSCR_ERROR_DEVICE,
+                              __FILE__, __LINE__, "CUDA reduction items: %s",
+                              cudaGetErrorString(ce));
+        }
+      }
+      free(items);
+      free(bitem);
+      if (st != PSCR_SUCCESS)
+        goto fail;
+    }
+    b = batch * (size_t)(D->max_nit > 0 ? D->max_nit : 1) * 3 * D->S * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->part, b), b);
     if (d < v->ndim - 2) {
       b = batch * (size_t)V->max_ne * es;
       PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->shifts, b), b);
@@ -306,6 +503,31 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     }
     PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->fac[d], stage, 4 * n * es, cudaMemcpyHostToDevice));
   }
+  // k_part's chunk-major copy of the last dimension's factors, identity past n.
+  if (s->rows > 0) {
+    const int P = s->part_p, M = s->rows, l = s->ndim - 1;
+    const size_t np = (size_t)P * M, n = (size_t)s->n[l];
+    char *pf = (char *)calloc(4 * np, es);
+    if (!pf) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA chunk-major factors (%zu bytes)", 4 * np * es);
+      goto out;
+    }
+    const double one[2] = {1.0, 0.0};
+    for (size_t i = 0; i < np; i++) {
+      const size_t at = (i % (size_t)M) * (size_t)P + i / (size_t)M;
+      // ad | md | ao | mo; view factors: a_diag, a_off, m_diag, m_off.
+      const void *srcs[4] = {i < n ? (const char *)v->fac[l][0] + i * es : (const void *)one,
+                             i < n ? (const char *)v->fac[l][2] + i * es : nullptr,
+                             i + 1 < n ? (const char *)v->fac[l][1] + i * es : nullptr,
+                             i + 1 < n ? (const char *)v->fac[l][3] + i * es : nullptr};
+      for (int a = 0; a < 4; a++)
+        if (srcs[a])
+          memcpy(pf + ((size_t)a * np + at) * es, srcs[a], es);
+    }
+    cudaError_t ce = cudaMemcpy(s->pfac, pf, 4 * np * es, cudaMemcpyHostToDevice);
+    free(pf);
+    PSCR_CUDA_GOTO(st, out, ce);
+  }
   // c as one element: shift[0] (real) or (shift[0], shift[1]) (complex).
   PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->cs0, v->shift, es, cudaMemcpyHostToDevice));
   for (int d = 0; d < s->ndim - 1; d++) {
@@ -331,11 +553,9 @@ out:
   return st;
 }
 
-extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, void *u,
-                                                    void *stream)
+// The whole solve on `stream` with the given level-3 solver (rows, as State.rows).
+static pscr_status solve_on_stream(State *s, const void *f, void *u, cudaStream_t cs, int rows)
 {
-  State *s = (State *)state;
-  cudaStream_t cs = (cudaStream_t)stream;
   pscr_status st = PSCR_SUCCESS;
   cudaError_t e;
   const size_t bytes = s->total * s->elem;
@@ -345,9 +565,9 @@ extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, 
   PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), cs));
   if (s->cplx)
     e = pscr_cuda::run_dim<pscr_cuda::zc>(s, 0, 1, (pscr_cuda::zc *)u,
-                                          (const pscr_cuda::zc *)s->cs0, cs);
+                                          (const pscr_cuda::zc *)s->cs0, rows, cs);
   else
-    e = pscr_cuda::run_dim<double>(s, 0, 1, (double *)u, (const double *)s->cs0, cs);
+    e = pscr_cuda::run_dim<double>(s, 0, 1, (double *)u, (const double *)s->cs0, rows, cs);
   PSCR_CUDA_GOTO(st, out, e);
   {
     const size_t count = s->total * (s->cplx ? 2 : 1);
@@ -359,6 +579,13 @@ out:
   return st;
 }
 
+extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, void *u,
+                                                    void *stream)
+{
+  State *s = (State *)state;
+  return solve_on_stream(s, f, u, (cudaStream_t)stream, s->rows);
+}
+
 extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u)
 {
   State *s = (State *)state;
@@ -366,12 +593,20 @@ extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u
   const size_t bytes = s->total * s->elem;
   int bad = 0;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
-  PSCR_CUDA_GOTO(st, out, cudaMemcpyAsync(s->xbuf, f, bytes, cudaMemcpyHostToDevice, s->stream));
-  if ((st = pscr_cuda_state_solve_device(s, s->xbuf, s->xbuf, s->stream)) != PSCR_SUCCESS)
-    goto out;
+  // The partitioned level-3 solver checks the pivots of sub-blocks; when one
+  // fails, plain Thomas (the CPU backend's pivots) decides.
+  for (int rows = s->rows;; rows = 0) {
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpyAsync(s->xbuf, f, bytes, cudaMemcpyHostToDevice, s->stream));
+    if ((st = solve_on_stream(s, s->xbuf, s->xbuf, s->stream, rows)) != PSCR_SUCCESS)
+      goto out;
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpyAsync(&bad, s->flag, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
+    PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
+    if (!bad || rows == 0)
+      break;
+  }
   PSCR_CUDA_GOTO(st, out, cudaMemcpyAsync(u, s->xbuf, bytes, cudaMemcpyDeviceToHost, s->stream));
-  PSCR_CUDA_GOTO(st, out,
-                 cudaMemcpyAsync(&bad, s->flag, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
   PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
   if (bad)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,

@@ -87,6 +87,7 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   v->is_complex = p->dtype == PSCR_C64;
   v->ndim = p->ndim;
   v->device = p->opts.device;
+  v->rows_per_thread = p->opts.cuda_rows_per_thread;
   v->total = p->total;
   v->elem = p->elem;
   v->shift[0] = p->shift[0];

@@ -48,6 +48,7 @@ typedef struct pscr_cuda_dim_view {
 typedef struct pscr_cuda_view {
   int is_complex; /* 0: double, 1: interleaved (re, im) doubles */
   int ndim, device;
+  int rows_per_thread; /* pscr_options.cuda_rows_per_thread */
   int n[3];
   size_t total, elem;
   double shift[2];

@@ -97,18 +97,39 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
 //   forward: L_B = sum_e w_e[first] v_e, R_B = sum_e w_e[last] v_e into lr;
 //   back:    u_{d_q} = sum_e w_e[q] v_e, written over F_{d_q} in x (every
 //            read of F by this level happened in an earlier launch).
-template <class T>
-__global__ void k_reduce(LevelArgs<T> L, int B, const T *v, size_t vs, size_t vt, int back,
-                         T *lr, T *x)
+// Two passes so that a block with thousands of eigenpairs does not become
+// one long serial loop: k_reduce_items sums each item (at most ITEM_EIGS
+// eigenpairs of one block) into `part`, k_reduce_sum adds a block's items in
+// order (deterministic). When every block is one item (L.direct), the first
+// pass writes the result itself.
+template <class T> __device__ inline void reduce_store(const LevelArgs<T> &L, int b, int blk,
+                                                       int back, const T *acc, T *lr, T *x,
+                                                       size_t t)
 {
-  const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
+  const size_t S = L.S;
+  const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+  if (back) {
+    T *xb = x + (size_t)b * (size_t)L.n * S;
+    for (int q = 0; q < row[PSCR_CUDA_BLK_ND]; q++)
+      xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t] = acc[q];
+  } else {
+    T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
+    out[t] = acc[0];
+    out[S + t] = acc[1];
+  }
+}
+
+template <class T>
+__global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, size_t vt, int back,
+                               T *part, T *lr, T *x)
+{
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nit * S;
   PSCR_GRID_STRIDE(idx, count)
   {
     const size_t t = idx % S, rest = idx / S;
-    const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
-    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
-    const int nd = row[PSCR_CUDA_BLK_ND], e0 = row[PSCR_CUDA_BLK_EREL];
-    const int e1 = e0 + row[PSCR_CUDA_BLK_LAST] - row[PSCR_CUDA_BLK_FIRST] + 1;
+    const int it = (int)(rest % (size_t)L.nit), b = (int)(rest / (size_t)L.nit);
+    const int blk = L.items[3 * it], e0 = L.items[3 * it + 1], e1 = L.items[3 * it + 2];
+    const int nd = L.blk[(size_t)blk * PSCR_CUDA_BLK_INTS + PSCR_CUDA_BLK_ND];
     T acc[3] = {T(0), T(0), T(0)};
     for (int e = e0; e < e1; e++) {
       const T val = v[((size_t)b * (size_t)L.ne + (size_t)e) * vs + t * vt];
@@ -121,15 +142,32 @@ __global__ void k_reduce(LevelArgs<T> L, int B, const T *v, size_t vs, size_t vt
         acc[1] += w[W_LAST] * val;
       }
     }
-    if (back) {
-      T *xb = x + (size_t)b * (size_t)L.n * S;
-      for (int q = 0; q < nd; q++)
-        xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t] = acc[q];
+    if (L.direct) {
+      reduce_store(L, b, blk, back, acc, lr, x, t);
     } else {
-      T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
-      out[t] = acc[0];
-      out[S + t] = acc[1];
+      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+      for (int q = 0; q < 3; q++)
+        out[(size_t)q * S + t] = acc[q];
     }
+  }
+}
+
+template <class T>
+__global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *lr, T *x)
+{
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
+  PSCR_GRID_STRIDE(idx, count)
+  {
+    const size_t t = idx % S, rest = idx / S;
+    const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
+    const int it0 = L.bitem[2 * blk], nit = L.bitem[2 * blk + 1];
+    T acc[3] = {T(0), T(0), T(0)};
+    for (int it = it0; it < it0 + nit; it++) {
+      const T *in = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+      for (int q = 0; q < 3; q++)
+        acc[q] += in[(size_t)q * S + t];
+    }
+    reduce_store(L, b, blk, back, acc, lr, x, t);
   }
 }
 

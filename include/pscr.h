@@ -115,6 +115,16 @@ typedef struct pscr_options {
   int device;           /**< CUDA device ordinal, default 0 */
   int num_threads;      /**< CPU threads, 0 (default): all (OpenMP default) */
   int check_finite;     /**< pscr_solve checks f for NaN/Inf (default 1) */
+  /**
+   * CUDA level-3 solver (the tridiagonal subproblems along the last
+   * dimension). 0 (default): automatic. 2, 4, 8 or 16: the partitioned
+   * Thomas/PCR hybrid with this many rows per thread (each thread eliminates
+   * its rows with Thomas in registers, the chunk boundaries are solved by PCR
+   * across the thread block). -1: one thread per subproblem, plain Thomas with
+   * the intermediates in global memory (the slow reference path). Any other
+   * value: PSCR_ERROR_INVALID_VALUE. Ignored by the CPU backend.
+   */
+  int cuda_rows_per_thread;
 } pscr_options;
 
 /** @brief Fill @p opts with the defaults documented in pscr_options. NULL is ignored. */

@@ -8,4 +8,5 @@ void pscr_options_init(pscr_options *opts)
   opts->device = 0;
   opts->num_threads = 0;
   opts->check_finite = 1;
+  opts->cuda_rows_per_thread = 0;
 }

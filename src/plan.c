@@ -99,6 +99,10 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "num_threads is %d", opts->num_threads);
     if (opts->device < 0)
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device is %d", opts->device);
+    const int r = opts->cuda_rows_per_thread;
+    if (r != -1 && r != 0 && r != 2 && r != 4 && r != 8 && r != 16)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                        "cuda_rows_per_thread is %d, must be -1, 0, 2, 4, 8 or 16", r);
   }
   for (int d = 0; d < ndim; d++)
     if (pencils[d].n < 1)

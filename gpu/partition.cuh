@@ -1,0 +1,293 @@
+// Level-3 solver of the CUDA backend: the tridiagonal subproblems
+//   (A_l + s M_l) y = r,   s = c_b + lambda_e,   l = d + 1 (the last dimension),
+// of a whole level, r formed on the fly from F (and gL, gR in the back
+// substitution) as in thomas.cuh. A partitioned Thomas/PCR hybrid that keeps
+// every intermediate on chip (DESIGN.md section 3, cost model):
+//
+// - P threads share one system (P a power of two); thread p owns the M rows
+//   p M .. p M + M - 1 (rows past n_l are identity rows). The last row of each
+//   chunk, e_p, is a boundary unknown X_p.
+// - Thread p eliminates its M - 1 interior rows with Thomas in registers,
+//   giving each interior unknown as  x_i = alpha_i + beta_i X_{p-1} + gamma_i X_p
+//   (three right-hand sides, one factorization).
+// - Substituting the neighbours of row e_p gives the Schur complement on the
+//   boundary unknowns, tridiagonal with one row per thread:
+//     a_e beta_{e-1} X_{p-1} + (b_e + a_e gamma_{e-1} + c_e beta'_{e+1}) X_p
+//       + c_e gamma'_{e+1} X_{p+1} = r_e - a_e alpha_{e-1} - c_e alpha'_{e+1}
+//   (primes: the next thread's first interior row), solved by PCR in shared
+//   memory in log2(P) steps.
+// - Each thread then recovers its interior rows and writes the solution,
+//   system-major (v[sys n_l + i]), so the weighted sums over eigenpairs read
+//   it coalesced.
+//
+// Pivots are checked like the CPU's Thomas (relative to the terms that
+// formed them); a failure sets *flag. The partition pivots are those of
+// sub-blocks, so an indefinite system can fail here and still be solvable by
+// plain Thomas: the host-array solve then retries with the serial path.
+#ifndef PSCR_CUDA_PARTITION_CUH
+#define PSCR_CUDA_PARTITION_CUH
+
+#include <float.h>
+
+#include "cuda_args.cuh"
+
+namespace pscr_cuda {
+
+// Largest P: one system per thread block.
+constexpr int PART_MAX_P = 512;
+
+// Warp shuffles of a scalar within segments of `width` lanes (a power of two <= 32).
+__device__ inline double shfl_up(double v, int d, int width)
+{
+  return __shfl_up_sync(0xffffffffu, v, d, width);
+}
+__device__ inline double shfl_down(double v, int d, int width)
+{
+  return __shfl_down_sync(0xffffffffu, v, d, width);
+}
+__device__ inline zc shfl_up(zc v, int d, int width)
+{
+  return zc(shfl_up(v.re, d, width), shfl_up(v.im, d, width));
+}
+__device__ inline zc shfl_down(zc v, int d, int width)
+{
+  return zc(shfl_down(v.re, d, width), shfl_down(v.im, d, width));
+}
+
+// One PCR step of stride dl on row (L, D, U, R) given its neighbours' rows,
+// the neighbours' diagonals already inverted (Im, Ip).
+template <class T>
+__device__ inline void pcr_step(T &L, T &D, T &U, T &R, T Lm, T Im, T Um, T Rm, T Lp, T Ip, T Up,
+                                T Rp, int &bad)
+{
+  const T k1 = L * Im, k2 = U * Ip;
+  const T u1 = k1 * Um, u2 = k2 * Lp;
+  const T Dn = D - u1 - u2;
+  bad |= !(abs1(Dn) > DBL_EPSILON * (abs1(D) + abs1(u1) + abs1(u2)));
+  L = -k1 * Lm;
+  U = -k2 * Up;
+  R = R - k1 * Rm - k2 * Rp;
+  D = Dn;
+}
+
+// The partition pivot test: |piv| must exceed eps times the terms it came from.
+template <class T> __device__ inline bool pivot_bad(T piv, double scale)
+{
+  return !(abs1(piv) > DBL_EPSILON * scale);
+}
+
+// Factors of the last dimension in chunk-major order for k_part: row
+// i = p M + k at k P + p, so thread p's k-th row loads are coalesced across
+// the warp. Rows past n_l are identity rows (ad = 1, md = ao = mo = 0).
+template <class T> struct PartFacs {
+  const T *ad, *md, *ao, *mo; // P M entries each
+};
+
+// Shared memory of k_part per thread: the staging buffer of r and x (M + 1
+// entries: row i at i + i / M, padded against bank conflicts), reused by the
+// PCR rows (4 entries).
+template <int M> constexpr int part_smem_per_thread() { return M + 1 > 4 ? M + 1 : 4; }
+
+template <class T, int M>
+__global__ void __launch_bounds__(PART_MAX_P)
+    k_part(LevelArgs<T> L, PartFacs<T> C, int nl, int B, const T *cs, const T *x, const T *g,
+           T *v, int P, int *flag)
+{
+  static_assert(M >= 2, "a chunk needs an interior row and a boundary row");
+  extern __shared__ double part_smem[];
+  constexpr int SPT = part_smem_per_thread<M>();
+  const int spb = blockDim.x / P; // systems per thread block
+  const int lp = threadIdx.x % P, ls = threadIdx.x / P;
+  T *sb = reinterpret_cast<T *>(part_smem) + (size_t)ls * SPT * P; // staging
+  T *sL = sb, *sD = sb + P, *sU = sD + P, *sR = sU + P;              // PCR rows
+  T *mine = sb + (size_t)lp * (M + 1);                               // my chunk
+
+  const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
+  const int npad = P * M;
+
+  // The loop bound is uniform over the thread block (every thread meets every
+  // barrier); a slot past the last system repeats the last one, unwritten.
+  for (size_t base = (size_t)blockIdx.x * spb; base < nsys; base += (size_t)gridDim.x * spb) {
+    const size_t sys_raw = base + ls;
+    const bool active = sys_raw < nsys;
+    const size_t sys = active ? sys_raw : nsys - 1;
+    const int b = (int)(sys / (size_t)L.ne), e = (int)(sys % (size_t)L.ne);
+    const int blk = L.eblk[e];
+    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+    const int nd = row[PSCR_CUDA_BLK_ND];
+    const T *we = L.w + (size_t)e * W_SLOTS;
+    const T s = cs[b] + L.lam[e];
+
+    // r = sum_q w_q F_{d_q} (- w_first gL - w_last gR), coalesced, into shared memory.
+    {
+      const T w0 = we[0], w1 = nd > 1 ? we[1] : T(0), w2 = nd > 2 ? we[2] : T(0);
+      const T wf = we[W_FIRST], wl = we[W_LAST];
+      const T *xb = x + (size_t)b * (size_t)L.n * S;
+      const T *src0 = xb + (size_t)row[PSCR_CUDA_BLK_D] * S;
+      const T *src1 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 1 ? 1 : 0)] * S;
+      const T *src2 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 2 ? 2 : 0)] * S;
+      const T *gl = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
+      for (int i = lp; i < npad; i += P) {
+        T r = T(0);
+        if (i < nl) {
+          r = w0 * src0[i];
+          if (nd > 1)
+            r += w1 * src1[i];
+          if (nd > 2)
+            r += w2 * src2[i];
+          if (gl) {
+            r -= wf * gl[i];
+            r -= wl * gl[S + i];
+          }
+        }
+        sb[i + i / M] = r;
+      }
+    }
+    __syncthreads();
+
+    // Forward Thomas over the interior rows k = 0 .. M-2 for the right-hand
+    // sides r (ya) and -a_{i0} e_1 (yb); the third, -c e_{M-1}, gives
+    // yg = -cp at the last row and zero above it, so it needs no storage.
+    // Row i: a x_{i-1} + bd x_i + c x_{i+1} = r, c of row i = a of row i + 1.
+    int bad = 0;
+    T cp[M - 1], ya[M - 1], yb[M - 1];
+    T a = lp > 0 ? C.ao[(M - 1) * P + lp - 1] + s * C.mo[(M - 1) * P + lp - 1] : T(0);
+    for (int k = 0; k < M - 1; k++) {
+      const int at = k * P + lp;
+      const T bd = C.ad[at] + s * C.md[at];
+      const T c = C.ao[at] + s * C.mo[at];
+      const T r = mine[k];
+      const T tt = k > 0 ? a * cp[k - 1] : T(0);
+      const T piv = bd - tt;
+      bad |= pivot_bad(piv, abs1(bd) + abs1(tt));
+      const T iv = inv(piv);
+      cp[k] = c * iv;
+      ya[k] = (k > 0 ? r - a * ya[k - 1] : r) * iv;
+      yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
+      a = c;
+    }
+    // alpha, beta, gamma of the last interior row come out of the forward
+    // sweep; those of the first row from a back sweep that stores nothing.
+    const T alL = ya[M - 2], beL = yb[M - 2], gaL = -cp[M - 2];
+    T al0 = alL, be0 = beL, ga0 = gaL;
+    for (int k = M - 3; k >= 0; k--) {
+      al0 = ya[k] - cp[k] * al0;
+      be0 = yb[k] - cp[k] * be0;
+      ga0 = -cp[k] * ga0;
+    }
+    // Boundary row e_p: a (from the loop), bde, ce, re.
+    const int ate = (M - 1) * P + lp;
+    const T bde = C.ad[ate] + s * C.md[ate];
+    const T ce = C.ao[ate] + s * C.mo[ate];
+    const T re = mine[M - 1];
+    __syncthreads(); // the staging buffer becomes the PCR rows
+
+    // The next thread's first interior row: a shuffle when the system fits
+    // in a warp (P <= 32, no barriers), shared memory otherwise.
+    const bool inwarp = P <= 32, last = lp == P - 1;
+    T alN, beN, gaN;
+    if (inwarp) {
+      alN = shfl_down(al0, 1, P);
+      beN = shfl_down(be0, 1, P);
+      gaN = shfl_down(ga0, 1, P);
+    } else {
+      sL[lp] = al0;
+      sD[lp] = be0;
+      sU[lp] = ga0;
+      __syncthreads();
+      if (!last) {
+        alN = sL[lp + 1];
+        beN = sD[lp + 1];
+        gaN = sU[lp + 1];
+      }
+      __syncthreads();
+    }
+    if (last)
+      alN = beN = gaN = T(0);
+
+    // Schur complement row, then PCR.
+    T Lr = a * beL;
+    const T t1 = a * gaL, t2 = ce * beN;
+    T Dr = bde + t1 + t2;
+    bad |= pivot_bad(Dr, abs1(bde) + abs1(t1) + abs1(t2));
+    T Ur = ce * gaN;
+    T Rr = re - a * alL - ce * alN;
+    // PCR: every row publishes its inverted diagonal, so a step costs one
+    // reciprocal per row. Rows outside 0 .. P-1 are identity rows.
+    T Xl, X;
+    if (inwarp) {
+      for (int dl = 1; dl < P; dl <<= 1) {
+        const T I = inv(Dr);
+        T Lm = shfl_up(Lr, dl, P), Im = shfl_up(I, dl, P), Um = shfl_up(Ur, dl, P),
+          Rm = shfl_up(Rr, dl, P);
+        T Lp = shfl_down(Lr, dl, P), Ip = shfl_down(I, dl, P), Up = shfl_down(Ur, dl, P),
+          Rp = shfl_down(Rr, dl, P);
+        if (lp < dl)
+          Lm = Um = Rm = Im = T(0);
+        if (lp + dl >= P)
+          Lp = Up = Rp = Ip = T(0);
+        pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
+      }
+      X = Rr * inv(Dr);
+      Xl = shfl_up(X, 1, P);
+    } else {
+      for (int dl = 1; dl < P; dl <<= 1) {
+        sL[lp] = Lr;
+        sD[lp] = inv(Dr);
+        sU[lp] = Ur;
+        sR[lp] = Rr;
+        __syncthreads();
+        const bool hm = lp >= dl, hp = lp + dl < P;
+        const T Lm = hm ? sL[lp - dl] : T(0), Im = hm ? sD[lp - dl] : T(0);
+        const T Um = hm ? sU[lp - dl] : T(0), Rm = hm ? sR[lp - dl] : T(0);
+        const T Lp = hp ? sL[lp + dl] : T(0), Ip = hp ? sD[lp + dl] : T(0);
+        const T Up = hp ? sU[lp + dl] : T(0), Rp = hp ? sR[lp + dl] : T(0);
+        __syncthreads();
+        pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
+      }
+      X = Rr * inv(Dr);
+      sR[lp] = X;
+      __syncthreads();
+      Xl = sR[lp > 0 ? lp - 1 : 0];
+      __syncthreads();
+    }
+    if (lp == 0)
+      Xl = T(0);
+
+    // Back substitution of the interior with both boundary values known,
+    // through shared memory so that the stores to v are coalesced.
+    mine[M - 1] = X;
+    T xn = alL + beL * Xl + gaL * X;
+    mine[M - 2] = xn;
+    for (int k = M - 3; k >= 0; k--) {
+      xn = ya[k] + yb[k] * Xl - cp[k] * xn;
+      mine[k] = xn;
+    }
+    __syncthreads();
+    if (active) {
+      T *out = v + sys * (size_t)nl;
+      for (int i = lp; i < nl; i += P)
+        out[i] = sb[i + i / M];
+      if (bad)
+        atomicOr(flag, 1);
+    }
+    __syncthreads(); // before the next system's staging
+  }
+}
+
+// Launch shape of k_part for subproblems of n rows with M rows per thread:
+// P = the power of two >= ceil(n / M), several systems per block when P is small.
+inline int part_threads_per_system(int n, int M)
+{
+  const int need = (n + M - 1) / M;
+  int P = 1;
+  while (P < need)
+    P <<= 1;
+  return P;
+}
+
+inline int part_block_threads(int P) { return P >= THREADS ? P : THREADS; }
+
+} // namespace pscr_cuda
+
+#endif
