@@ -52,6 +52,7 @@ struct State {
   void *cp;            // Thomas multipliers of the last-but-one dimension (serial path)
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
+  int sms;             // multiprocessors of the device
   void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
   DimState dim[2];
   void *mem[MAX_ALLOCS];
@@ -147,18 +148,22 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
 {
   const int P = s->part_p, threads = part_block_threads(P), spb = threads / P;
   const size_t nsys = (size_t)B * (size_t)L.ne;
-  size_t blocks = (nsys + (size_t)spb - 1) / (size_t)spb;
-  if (blocks > ((size_t)1 << 20))
-    blocks = (size_t)1 << 20;
-  const size_t smem = (size_t)threads * part_smem_per_thread<M>() * sizeof(T);
   const size_t np = (size_t)P * M;
+  // Factors staged in shared memory when small; then a persistent grid.
+  const int stage = 4 * np * sizeof(T) <= PART_STAGE_BYTES;
+  size_t blocks = (nsys + (size_t)spb - 1) / (size_t)spb;
+  const size_t cap = stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
+  if (blocks > cap)
+    blocks = cap;
+  const size_t smem =
+      (size_t)threads * part_smem_per_thread<M>() * sizeof(T) + (stage ? 4 * np * sizeof(T) : 0);
   PartFacs<T> C;
   C.ad = (const T *)s->pfac;
   C.md = C.ad + np;
   C.ao = C.md + np;
   C.mo = C.ao + np;
   k_part<T, M><<<(unsigned)blocks, threads, smem, stream>>>(L, C, s->n[s->ndim - 1], B, cs, x, g,
-                                                             v, P, s->flag);
+                                                             v, P, stage, s->flag);
   return pscr_cuda_launch_check(stream);
 }
 
@@ -166,7 +171,8 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
 template <class T, int M> cudaError_t part_attr()
 {
   return cudaFuncSetAttribute(k_part<T, M>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              PART_MAX_P * part_smem_per_thread<M>() * (int)sizeof(T));
+                              PART_MAX_P * part_smem_per_thread<M>() * (int)sizeof(T) +
+                                  PART_STAGE_BYTES);
 }
 
 template <class T> cudaError_t part_attrs()
@@ -343,15 +349,18 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int **item
 }
 
 // Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
-// Automatic: 8 rows (4 complex) while that keeps P <= PART_MAX_P, else more
-// rows per thread, up to 16; past 16 PART_MAX_P rows, the serial path.
-int choose_rows(int requested, int n, int cplx)
+// Automatic, from H100 measurements (bench/results/2026-11-23-h100-tuning):
+// 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
+// want short dependency chains (2D n = 256: 0.18 ms with 2, 0.20 ms with 8);
+// more rows while P would exceed PART_MAX_P; past 16 PART_MAX_P rows, the
+// serial path.
+int choose_rows(int requested, int n, int ndim)
 {
   if (requested < 0)
     return 0;
   if (requested > 0)
     return part_threads_per_system(n, requested) <= PART_MAX_P ? requested : 0;
-  for (int m = cplx ? 4 : 8; m <= 16; m *= 2)
+  for (int m = n > 2048 ? 16 : (ndim == 2 && n <= 256 ? 2 : 8); m <= 16; m *= 2)
     if (part_threads_per_system(n, m) <= PART_MAX_P)
       return m;
   return 0;
@@ -381,10 +390,12 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     s->n[d] = v->n[d];
   const size_t es = v->elem;
   size_t batch = 1; // largest batch of the dimension: 1, then the outer max_ne
-  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->is_complex);
+  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim);
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
 
   PSCR_CUDA_GOTO(st, fail, cudaSetDevice(v->device));
+  PSCR_CUDA_GOTO(st, fail,
+                 cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, v->device));
   PSCR_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   for (int d = 0; d < v->ndim; d++) {
     size_t b = 4 * (size_t)v->n[d] * es;

@@ -102,20 +102,26 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
 // eigenpairs of one block) into `part`, k_reduce_sum adds a block's items in
 // order (deterministic). When every block is one item (L.direct), the first
 // pass writes the result itself.
+// (Three named accumulators, not an array: a runtime-indexed array would
+// live in local memory.)
 template <class T> __device__ inline void reduce_store(const LevelArgs<T> &L, int b, int blk,
-                                                       int back, const T *acc, T *lr, T *x,
-                                                       size_t t)
+                                                       int back, T acc0, T acc1, T acc2, T *lr,
+                                                       T *x, size_t t)
 {
   const size_t S = L.S;
   const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
   if (back) {
     T *xb = x + (size_t)b * (size_t)L.n * S;
-    for (int q = 0; q < row[PSCR_CUDA_BLK_ND]; q++)
-      xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t] = acc[q];
+    const int nd = row[PSCR_CUDA_BLK_ND];
+    xb[(size_t)row[PSCR_CUDA_BLK_D] * S + t] = acc0;
+    if (nd > 1)
+      xb[(size_t)row[PSCR_CUDA_BLK_D + 1] * S + t] = acc1;
+    if (nd > 2)
+      xb[(size_t)row[PSCR_CUDA_BLK_D + 2] * S + t] = acc2;
   } else {
     T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
-    out[t] = acc[0];
-    out[S + t] = acc[1];
+    out[t] = acc0;
+    out[S + t] = acc1;
   }
 }
 
@@ -129,25 +135,25 @@ __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, siz
     const size_t t = idx % S, rest = idx / S;
     const int it = (int)(rest % (size_t)L.nit), b = (int)(rest / (size_t)L.nit);
     const int blk = L.items[3 * it], e0 = L.items[3 * it + 1], e1 = L.items[3 * it + 2];
-    const int nd = L.blk[(size_t)blk * PSCR_CUDA_BLK_INTS + PSCR_CUDA_BLK_ND];
-    T acc[3] = {T(0), T(0), T(0)};
-    for (int e = e0; e < e1; e++) {
-      const T val = v[((size_t)b * (size_t)L.ne + (size_t)e) * vs + t * vt];
+    // Weights: forward w_first, w_last; back w_0, w_1, w_2 (unused ones are zero).
+    const int q0 = back ? 0 : W_FIRST, q1 = back ? 1 : W_LAST;
+    T acc0 = T(0), acc1 = T(0), acc2 = T(0);
+    const T *vp = v + ((size_t)b * (size_t)L.ne + (size_t)e0) * vs + t * vt;
+    for (int e = e0; e < e1; e++, vp += vs) {
+      const T val = *vp;
       const T *w = L.w + (size_t)e * W_SLOTS;
-      if (back) {
-        for (int q = 0; q < nd; q++)
-          acc[q] += w[q] * val;
-      } else {
-        acc[0] += w[W_FIRST] * val;
-        acc[1] += w[W_LAST] * val;
-      }
+      acc0 += w[q0] * val;
+      acc1 += w[q1] * val;
+      if (back)
+        acc2 += w[2] * val;
     }
     if (L.direct) {
-      reduce_store(L, b, blk, back, acc, lr, x, t);
+      reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
     } else {
       T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
-      for (int q = 0; q < 3; q++)
-        out[(size_t)q * S + t] = acc[q];
+      out[t] = acc0;
+      out[S + t] = acc1;
+      out[2 * S + t] = acc2;
     }
   }
 }
@@ -161,13 +167,14 @@ __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *
     const size_t t = idx % S, rest = idx / S;
     const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
     const int it0 = L.bitem[2 * blk], nit = L.bitem[2 * blk + 1];
-    T acc[3] = {T(0), T(0), T(0)};
+    T acc0 = T(0), acc1 = T(0), acc2 = T(0);
     for (int it = it0; it < it0 + nit; it++) {
       const T *in = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
-      for (int q = 0; q < 3; q++)
-        acc[q] += in[(size_t)q * S + t];
+      acc0 += in[t];
+      acc1 += in[S + t];
+      acc2 += in[2 * S + t];
     }
-    reduce_store(L, b, blk, back, acc, lr, x, t);
+    reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
   }
 }
 

@@ -36,6 +36,9 @@ namespace pscr_cuda {
 // Largest P: one system per thread block.
 constexpr int PART_MAX_P = 512;
 
+// Largest factor copy (4 P M entries) k_part stages in shared memory.
+constexpr int PART_STAGE_BYTES = 16384;
+
 // Warp shuffles of a scalar within segments of `width` lanes (a power of two <= 32).
 __device__ inline double shfl_up(double v, int d, int width)
 {
@@ -91,19 +94,32 @@ template <int M> constexpr int part_smem_per_thread() { return M + 1 > 4 ? M + 1
 template <class T, int M>
 __global__ void __launch_bounds__(PART_MAX_P)
     k_part(LevelArgs<T> L, PartFacs<T> C, int nl, int B, const T *cs, const T *x, const T *g,
-           T *v, int P, int *flag)
+           T *v, int P, int stage, int *flag)
 {
   static_assert(M >= 2, "a chunk needs an interior row and a boundary row");
   extern __shared__ double part_smem[];
   constexpr int SPT = part_smem_per_thread<M>();
   const int spb = blockDim.x / P; // systems per thread block
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
-  T *sb = reinterpret_cast<T *>(part_smem) + (size_t)ls * SPT * P; // staging
+  const int npad = P * M;
+  T *sbase = reinterpret_cast<T *>(part_smem);
+  // Small systems: the factors once per thread block in shared memory (the
+  // grid is persistent, so each block solves many systems).
+  if (stage) {
+    for (int i = threadIdx.x; i < 4 * npad; i += blockDim.x)
+      sbase[i] = C.ad[i];
+    C.ad = sbase;
+    C.md = sbase + npad;
+    C.ao = sbase + 2 * npad;
+    C.mo = sbase + 3 * npad;
+    sbase += 4 * npad;
+    __syncthreads();
+  }
+  T *sb = sbase + (size_t)ls * SPT * P; // staging
   T *sL = sb, *sD = sb + P, *sU = sD + P, *sR = sU + P;              // PCR rows
   T *mine = sb + (size_t)lp * (M + 1);                               // my chunk
 
   const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
-  const int npad = P * M;
 
   // The loop bound is uniform over the thread block (every thread meets every
   // barrier); a slot past the last system repeats the last one, unwritten.
