@@ -7,7 +7,10 @@
  *   shift_impl.h      Wilkinson's shift, ||T||
  *   lr_impl.h         LR algorithm with Wilkinson's shift (complex eigenvalues)
  *   pwk_impl.h        root-free PWK QL (real eigenvalues; lr_impl.h says why)
- *   invit_impl.h      inverse iteration on the pencil (eigenvectors)
+ *   twisted_impl.h    twisted factorizations, eight eigenvalues at a time
+ *                     (eigenvectors)
+ *   invit_impl.h      their acceptance and re-orthogonalization, and
+ *                     inverse iteration on the pencil where they fail
  *   driver_impl.h     argument checks and the sequence of the above
  *
  * The EIG_* macros below give each expansion its scalar type and operations.
@@ -59,6 +62,12 @@
  * residual of up to the cluster's spread. */
 #define EIG_TIGHT_TOL 10.0
 
+/* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
+ * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual
+ * below EIG_TW_RESID n eps ||A - sigma M||. */
+#define EIG_TW_TOL 4.0
+#define EIG_TW_RESID 1.0
+
 /* LR (complex): a step whose multipliers q_i exceed EIG_LR_GROWTH ||T||
  * is retried with a perturbed shift, up to EIG_LR_RETRIES times (then it is
  * taken as is). */
@@ -100,6 +109,7 @@ static inline double complex eig_crecip(double complex z)
 #define EIG_SQRT0(x) sqrt(fmax((x), 0.0))
 #define EIG_RECIP(x) (1.0 / (x))
 #define EIG_ISFINITE(x) isfinite(x)
+#define EIG_CONJ(x) (x)
 /* Real: M must be positive definite, so every pivot must be positive. */
 #define EIG_PIVOT_BAD(piv, mnorm) ((void)(mnorm), !((piv) > 0.0))
 #define EIG_PERTURB_DIR 1.0
@@ -117,6 +127,7 @@ static int eig_compare_real(const void *x, const void *y)
 #include "crawford_impl.h"
 #include "shift_impl.h"
 #include "pwk_impl.h"
+#include "twisted_impl.h"
 #include "invit_impl.h"
 #include "driver_impl.h"
 
@@ -131,6 +142,7 @@ static int eig_compare_real(const void *x, const void *y)
 #undef EIG_SQRT0
 #undef EIG_RECIP
 #undef EIG_ISFINITE
+#undef EIG_CONJ
 #undef EIG_PIVOT_BAD
 #undef EIG_PERTURB_DIR
 
@@ -144,6 +156,7 @@ static int eig_compare_real(const void *x, const void *y)
 #define EIG_SQRT0(x) csqrt(x)
 #define EIG_RECIP(x) eig_crecip(x)
 #define EIG_ISFINITE(x) (isfinite(creal(x)) && isfinite(cimag(x)))
+#define EIG_CONJ(x) conj(x)
 /* Complex symmetric: the factorizations only need nonzero pivots; a pivot
  * below eps ||M|| counts as zero. */
 #define EIG_PIVOT_BAD(piv, mnorm) (!(eig_cabs1(piv) > DBL_EPSILON * (mnorm)))
@@ -167,6 +180,7 @@ static int eig_compare_complex(const void *x, const void *y)
 #include "crawford_impl.h"
 #include "shift_impl.h"
 #include "lr_impl.h"
+#include "twisted_impl.h"
 #include "invit_impl.h"
 #include "driver_impl.h"
 

@@ -1,0 +1,357 @@
+/*
+ * Eigenvectors from twisted factorizations (Dhillon and Parlett's dlar1v,
+ * applied to the pencil): for an eigenvalue approximation sigma, the
+ * symmetric tridiagonal K = A - sigma M (plain transpose when complex) is
+ * factored top-down, K = L+ D+ L+^T, and bottom-up, K = U- D- U-^T. At
+ * every row r the two meet in a twisted factorization whose last pivot
+ *     gamma_r = D+_r + D-_r - K_rr
+ * is 1 / (K^{-1})_rr; the row with the smallest |gamma_r| is where the
+ * wanted eigenvector is large, and
+ *     K z = gamma_r e_r,  z_r = 1,
+ * is solved by products of the multipliers alone (no further division):
+ * one step of inverse iteration from the best possible start, O(n) work,
+ * no pivoting, no repeated solves. The Rayleigh quotient comes for free,
+ * z^T K z = gamma_r, so
+ *     rho = sigma + gamma_r / (z^T M z)
+ * estimates the eigenvalue error sigma - lambda, and its size decides
+ * whether z is accepted (the contamination of z by another eigenvector
+ * k is about |sigma - lambda_j| / |lambda_k - lambda_j|, as for inverse
+ * iteration). A vector that is not accepted is recomputed once from rho
+ * (Rayleigh quotient iteration); what still fails goes to the pivoted
+ * inverse iteration of invit_impl.h, as do tight clusters.
+ *
+ * The recurrences of different eigenvalues are independent: EIG_TW_LANES
+ * (16) of them run side by side, as EIG_TW_NV lane vectors of eight
+ * doubles (GNU C vector extensions: one AVX-512 register, or two AVX2
+ * ones; complex: a vector of real and one of imaginary parts). The two
+ * vectors' recurrences interleave and overlap their division latencies.
+ * Every lane does exactly the arithmetic it would do alone, so a vector
+ * does not depend on its batch neighbours. Pivots below
+ * pert = eps ||A - sigma M|| in modulus are moved to at least pert (a
+ * backward perturbation of that size), as in the pivoted factorization.
+ *
+ * Type-generic: included by eigen.c once per scalar type.
+ */
+
+#define EIG_VL 8                       /* doubles per lane vector */
+#define EIG_TW_NV 2                    /* lane vectors per batch */
+#define EIG_TW_LANES (EIG_VL * EIG_TW_NV) /* eigenvalues per batch */
+
+/* Eight doubles, and a mask of the same width (-1 where a comparison
+ * holds, 0 elsewhere). */
+#ifndef EIG_VD_DEFINED
+#define EIG_VD_DEFINED
+typedef double eig_vd __attribute__((vector_size(EIG_VL * sizeof(double))));
+typedef long long eig_vm __attribute__((vector_size(EIG_VL * sizeof(long long))));
+
+static inline eig_vd eig_vd_splat(double x)
+{
+  _Static_assert(EIG_VL == 8, "eig_vd_splat lists eight lanes");
+  return (eig_vd){x, x, x, x, x, x, x, x}; /* not {0} + x: that loses -0.0 */
+}
+
+/* m ? a : b, lane by lane. */
+static inline eig_vd eig_vd_sel(eig_vm m, eig_vd a, eig_vd b)
+{
+  return (eig_vd)(((eig_vm)a & m) | ((eig_vm)b & ~m));
+}
+
+static inline eig_vd eig_vd_abs(eig_vd a)
+{
+  return (eig_vd)((eig_vm)a & ~(eig_vm)eig_vd_splat(-0.0));
+}
+
+/* The sign bit of a (-0.0 or +0.0). */
+static inline eig_vd eig_vd_sign(eig_vd a)
+{
+  return (eig_vd)((eig_vm)a & (eig_vm)eig_vd_splat(-0.0));
+}
+#endif
+
+/* One lane vector of the scalar type and its operations. */
+#if EIG_IS_REAL
+typedef eig_vd EIG(v);
+static inline EIG(v) EIG(v_splat)(EIG_T x) { return eig_vd_splat(x); }
+static inline EIG(v) EIG(v_add)(EIG(v) a, EIG(v) b) { return a + b; }
+static inline EIG(v) EIG(v_sub)(EIG(v) a, EIG(v) b) { return a - b; }
+static inline EIG(v) EIG(v_mul)(EIG(v) a, EIG(v) b) { return a * b; }
+static inline EIG(v) EIG(v_neg)(EIG(v) a) { return -a; }
+static inline eig_vd EIG(v_abs1)(EIG(v) a) { return eig_vd_abs(a); }
+static inline EIG(v) EIG(v_sel)(eig_vm m, EIG(v) a, EIG(v) b) { return eig_vd_sel(m, a, b); }
+static inline EIG_T EIG(v_get)(EIG(v) a, int l) { return a[l]; }
+static inline void EIG(v_put)(EIG(v) * a, int l, EIG_T x) { (*a)[l] = x; }
+
+/* 1 / p for a pivot p (|p| >= pert after v_floor). */
+static inline EIG(v) EIG(v_recip)(EIG(v) p) { return 1.0 / p; }
+
+/* p raised to pert in modulus (keeping its sign) where below it. */
+static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
+{
+  eig_vd up = (eig_vd)((eig_vm)pt | (eig_vm)eig_vd_sign(p));
+  return eig_vd_sel((eig_vm)(eig_vd_abs(p) < pt), up, p);
+}
+#else
+typedef struct EIG(v) {
+  eig_vd re, im;
+} EIG(v);
+
+static inline EIG(v) EIG(v_splat)(EIG_T x)
+{
+  return (EIG(v)){eig_vd_splat(creal(x)), eig_vd_splat(cimag(x))};
+}
+
+static inline EIG(v) EIG(v_add)(EIG(v) a, EIG(v) b) { return (EIG(v)){a.re + b.re, a.im + b.im}; }
+static inline EIG(v) EIG(v_sub)(EIG(v) a, EIG(v) b) { return (EIG(v)){a.re - b.re, a.im - b.im}; }
+
+static inline EIG(v) EIG(v_mul)(EIG(v) a, EIG(v) b)
+{
+  return (EIG(v)){a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};
+}
+
+static inline EIG(v) EIG(v_neg)(EIG(v) a) { return (EIG(v)){-a.re, -a.im}; }
+static inline eig_vd EIG(v_abs1)(EIG(v) a) { return eig_vd_abs(a.re) + eig_vd_abs(a.im); }
+
+static inline EIG(v) EIG(v_sel)(eig_vm m, EIG(v) a, EIG(v) b)
+{
+  return (EIG(v)){eig_vd_sel(m, a.re, b.re), eig_vd_sel(m, a.im, b.im)};
+}
+
+static inline EIG_T EIG(v_get)(EIG(v) a, int l) { return CMPLX(a.re[l], a.im[l]); }
+
+static inline void EIG(v_put)(EIG(v) * a, int l, EIG_T x)
+{
+  a->re[l] = creal(x);
+  a->im[l] = cimag(x);
+}
+
+/* 1 / p with one real division (|p| >= pert after v_floor: no scaling). */
+static inline EIG(v) EIG(v_recip)(EIG(v) p)
+{
+  eig_vd r = 1.0 / (p.re * p.re + p.im * p.im);
+  return (EIG(v)){p.re * r, -p.im * r};
+}
+
+/* p moved by 2 pert along the sign of its real part where |p| (|re| + |im|)
+ * is below pert: then |re| >= pert, a backward perturbation of 2 pert,
+ * without the division of a rescaling. */
+static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
+{
+  eig_vm small = (eig_vm)(EIG(v_abs1)(p) < pt);
+  eig_vd push = (eig_vd)(((eig_vm)(pt + pt) | (eig_vm)eig_vd_sign(p.re)) & small);
+  return (EIG(v)){p.re + push, p.im};
+}
+#endif
+
+/* Result of one lane: the pivot gamma_r, its row r, ||z||_inf, z^T M z. */
+typedef struct EIG(twres) {
+  EIG_T gamma, zmz;
+  double zinf;
+  int r;
+} EIG(twres);
+
+/* Entry i of lane l (0..EIG_TW_LANES-1) of a batch array (EIG_TW_NV lane
+ * vectors per row), read as a double in memory (not extracted from a
+ * vector register, which goes through the stack). */
+static inline EIG_T EIG(tw_at)(const EIG(v) * a, int i, int l)
+{
+  const double *p = (const double *)(a + (size_t)i * EIG_TW_NV + l / EIG_VL) + l % EIG_VL;
+#if EIG_IS_REAL
+  return p[0];
+#else
+  return CMPLX(p[0], p[EIG_VL]); /* struct {re[8], im[8]} */
+#endif
+}
+
+/* The factorizations of a batch, as twisted_solve needs them: multipliers
+ * lp_i = K_{i,i+1} / D+_i and um_i = K_{i-1,i} / D-_i, reciprocal pivots
+ * rp_i = 1 / D+_i and rm_i = 1 / D-_i (EIG_TW_NV n lane vectors each,
+ * 64-byte aligned), and per lane the twist r, gamma_r and pert. */
+typedef struct EIG(twf) {
+  EIG(v) *lp, *um, *rp, *rm;
+  EIG(v) gam[EIG_TW_NV];
+  eig_vd r[EIG_TW_NV], pt[EIG_TW_NV];
+} EIG(twf);
+
+/*
+ * Twisted vectors for the shifts sig[0..EIG_TW_LANES-1] (unused lanes may
+ * repeat a shift) into z (EIG_TW_NV n lane vectors, 64-byte aligned),
+ * unnormalized; res[l] their data; f the factorizations.
+ */
+static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_T *md,
+                               const EIG_T *mo, const EIG_T *sig, const double *pert,
+                               EIG(twf) * f, EIG(v) * z, EIG(twres) * res)
+{
+  EIG(v) *lp = f->lp, *um = f->um, *rp = f->rp, *rm = f->rm;
+  enum { NV = EIG_TW_NV, VL = EIG_VL };
+  EIG(v) s[NV];
+  eig_vd pt[NV];
+  for (int b = 0; b < NV; b++) {
+    s[b] = EIG(v_splat)(0.0);
+    pt[b] = eig_vd_splat(0.0);
+    for (int l = 0; l < VL; l++) {
+      EIG(v_put)(&s[b], l, sig[b * VL + l]);
+      pt[b][l] = pert[b * VL + l];
+    }
+  }
+  /* Entries of K = A - sigma M: diagonal i, off-diagonal (i, i+1). */
+#define EIG_TW_DIAG(b, i) EIG(v_sub)(EIG(v_splat)(ad[i]), EIG(v_mul)(s[b], EIG(v_splat)(md[i])))
+#define EIG_TW_OFF(b, i)                                                                      \
+  (mo ? EIG(v_sub)(EIG(v_splat)(ao[i]), EIG(v_mul)(s[b], EIG(v_splat)(mo[i])))                \
+      : EIG(v_splat)(ao[i]))
+  /* Top-down: lp_i = K_{i,i+1} / D+_i, D+_{i+1} = K_{i+1,i+1} - lp_i K_{i,i+1}
+   * (as K_{i+1,i+1} - K_{i,i+1}^2 (1 / D+_i): the square is off the
+   * recurrence's critical path). */
+  EIG(v) dp[NV];
+  for (int b = 0; b < NV; b++)
+    dp[b] = EIG_TW_DIAG(b, 0);
+  for (int i = 0; i < n - 1; i++) {
+    for (int b = 0; b < NV; b++) {
+      EIG(v) e = EIG_TW_OFF(b, i);
+      EIG(v) r = EIG(v_recip)(EIG(v_floor)(dp[b], pt[b]));
+      rp[(size_t)i * NV + b] = r;
+      lp[(size_t)i * NV + b] = EIG(v_mul)(e, r);
+      dp[b] = EIG(v_sub)(EIG_TW_DIAG(b, i + 1), EIG(v_mul)(EIG(v_mul)(e, e), r));
+    }
+  }
+  /* Bottom-up: um_i = K_{i-1,i} / D-_i, D-_{i-1} = K_{i-1,i-1} - um_i
+   * K_{i-1,i}; on the way gamma_i = D-_i - lp_{i-1} K_{i-1,i}. */
+  EIG(v) dm[NV], gbest[NV];
+  eig_vd abest[NV], rbest[NV];
+  for (int b = 0; b < NV; b++) {
+    dm[b] = gbest[b] = EIG_TW_DIAG(b, n - 1);
+    abest[b] = eig_vd_splat(INFINITY);
+    rbest[b] = eig_vd_splat(n - 1);
+  }
+  for (int i = n - 1; i > 0; i--) {
+    for (int b = 0; b < NV; b++) {
+      EIG(v) e = EIG_TW_OFF(b, i - 1);
+      EIG(v) g = EIG(v_sub)(dm[b], EIG(v_mul)(lp[(size_t)(i - 1) * NV + b], e));
+      eig_vd ag = EIG(v_abs1)(g);
+      eig_vm better = (eig_vm)(ag < abest[b]);
+      abest[b] = eig_vd_sel(better, ag, abest[b]);
+      gbest[b] = EIG(v_sel)(better, g, gbest[b]);
+      rbest[b] = eig_vd_sel(better, eig_vd_splat(i), rbest[b]);
+      EIG(v) r = EIG(v_recip)(EIG(v_floor)(dm[b], pt[b]));
+      rm[(size_t)i * NV + b] = r;
+      um[(size_t)i * NV + b] = EIG(v_mul)(e, r);
+      dm[b] = EIG(v_sub)(EIG_TW_DIAG(b, i - 1), EIG(v_mul)(EIG(v_mul)(e, e), r));
+    }
+  }
+  for (int b = 0; b < NV; b++) { /* gamma_0 = D-_0 */
+    eig_vm better = (eig_vm)(EIG(v_abs1)(dm[b]) < abest[b]);
+    gbest[b] = EIG(v_sel)(better, dm[b], gbest[b]);
+    rbest[b] = eig_vd_sel(better, eig_vd_splat(0.0), rbest[b]);
+    /* Never read (no row above 0 or below n-1), but defined. */
+    rp[(size_t)(n - 1) * NV + b] = rm[b] = EIG(v_splat)(0.0);
+    f->gam[b] = gbest[b];
+    f->r[b] = rbest[b];
+    f->pt[b] = pt[b];
+  }
+#undef EIG_TW_DIAG
+#undef EIG_TW_OFF
+  /* z: 1 at r, z_i = -lp_i z_{i+1} above r, z_i = -um_i z_{i-1} below. */
+  const EIG(v) zero = EIG(v_splat)(0.0), one = EIG(v_splat)(1.0);
+  EIG(v) zc[NV];
+  for (int b = 0; b < NV; b++)
+    zc[b] = zero;
+  for (int i = n - 1; i >= 0; i--) {
+    eig_vd di = eig_vd_splat(i);
+    for (int b = 0; b < NV; b++) {
+      EIG(v) up = i < n - 1 ? EIG(v_neg)(EIG(v_mul)(lp[(size_t)i * NV + b], zc[b])) : zero;
+      zc[b] = EIG(v_sel)((eig_vm)(di < rbest[b]), up,
+                         EIG(v_sel)((eig_vm)(di == rbest[b]), one, zero));
+      z[(size_t)i * NV + b] = zc[b];
+    }
+  }
+  for (int b = 0; b < NV; b++)
+    zc[b] = zero;
+  for (int i = 0; i < n; i++) {
+    eig_vd di = eig_vd_splat(i);
+    for (int b = 0; b < NV; b++) {
+      EIG(v) dn = i > 0 ? EIG(v_neg)(EIG(v_mul)(um[(size_t)i * NV + b], zc[b])) : zero;
+      zc[b] = EIG(v_sel)((eig_vm)(di > rbest[b]), dn, z[(size_t)i * NV + b]);
+      z[(size_t)i * NV + b] = zc[b];
+    }
+  }
+  /* ||z||_inf (|re| + |im|; NaN-propagating through the sum) and z^T M z. */
+  for (int b = 0; b < NV; b++) {
+    EIG(v) zmz = zero;
+    eig_vd zmax = eig_vd_splat(0.0), zsum = zmax;
+    for (int i = 0; i < n; i++) {
+      EIG(v) v = z[(size_t)i * NV + b];
+      EIG(v) mv = EIG(v_mul)(EIG(v_splat)(md[i]), v);
+      if (mo && i < n - 1)
+        mv = EIG(v_add)(mv, EIG(v_mul)(EIG(v_splat)(2.0 * mo[i]), z[(size_t)(i + 1) * NV + b]));
+      zmz = EIG(v_add)(zmz, EIG(v_mul)(v, mv));
+      eig_vd a = EIG(v_abs1)(v);
+      zmax = eig_vd_sel((eig_vm)(a > zmax), a, zmax);
+      zsum += a;
+    }
+    for (int l = 0; l < VL; l++) {
+      EIG(twres) *rl = &res[b * VL + l];
+      rl->gamma = EIG(v_get)(gbest[b], l);
+      rl->r = (int)rbest[b][l];
+      rl->zmz = EIG(v_get)(zmz, l);
+      rl->zinf = isnan(zsum[l]) ? zsum[l] : zmax[l];
+    }
+  }
+}
+
+/*
+ * x = K^{-1} b with the twisted factorizations f of a batch: one step of
+ * inverse iteration from the twisted vectors (b = M z), which damps their
+ * components along other eigenvectors by a further factor (eigenvalue
+ * error) / gap and leaves only the rounding errors of the solve, spread
+ * over the vector. K = N D N^T with N unit lower bidiagonal (lp) above row
+ * r and unit upper bidiagonal (um) below it, D = diag(D+_0.., gamma_r,
+ * ..D-_{n-1}): N y = b from both ends towards r, then x = N^{-T} D^{-1} y
+ * from r outwards. b, x: EIG_TW_NV n lane vectors (not aliased).
+ */
+static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(v) * x)
+{
+  enum { NV = EIG_TW_NV };
+  const EIG(v) *lp = f->lp, *um = f->um, *rp = f->rp, *rm = f->rm;
+  EIG(v) c[NV], rg[NV];
+  for (int q = 0; q < NV; q++) {
+    rg[q] = EIG(v_recip)(EIG(v_floor)(f->gam[q], f->pt[q]));
+    c[q] = EIG(v_splat)(0.0);
+  }
+  /* Rows i <= r top-down: t_i = b_i - lp_{i-1} t_{i-1}. */
+  for (int i = 0; i < n; i++)
+    for (int q = 0; q < NV; q++) {
+      size_t k = (size_t)i * NV + q;
+      c[q] = i > 0 ? EIG(v_sub)(b[k], EIG(v_mul)(lp[k - NV], c[q])) : b[k];
+      x[k] = c[q];
+    }
+  /* Rows i >= r bottom-up: u_i = b_i - um_{i+1} u_{i+1}; y_r = t_r + u_r
+   * - b_r; then D^{-1}. */
+  for (int i = n - 1; i >= 0; i--) {
+    eig_vd di = eig_vd_splat(i);
+    for (int q = 0; q < NV; q++) {
+      size_t k = (size_t)i * NV + q;
+      c[q] = i < n - 1 ? EIG(v_sub)(b[k], EIG(v_mul)(um[k + NV], c[q])) : b[k];
+      eig_vm below = (eig_vm)(di > f->r[q]), at = (eig_vm)(di == f->r[q]);
+      EIG(v) y = EIG(v_sel)(below, c[q], EIG(v_sel)(at, EIG(v_sub)(EIG(v_add)(x[k], c[q]), b[k]), x[k]));
+      EIG(v) d = EIG(v_sel)(below, rm[k], EIG(v_sel)(at, rg[q], rp[k]));
+      x[k] = EIG(v_mul)(y, d);
+    }
+  }
+  /* x_i = w_i - um_i x_{i-1} below r (top-down), w_i - lp_i x_{i+1} above
+   * r (bottom-up). */
+  for (int i = 1; i < n; i++) {
+    eig_vd di = eig_vd_splat(i);
+    for (int q = 0; q < NV; q++) {
+      size_t k = (size_t)i * NV + q;
+      EIG(v) t = EIG(v_sub)(x[k], EIG(v_mul)(um[k], x[k - NV]));
+      x[k] = EIG(v_sel)((eig_vm)(di > f->r[q]), t, x[k]);
+    }
+  }
+  for (int i = n - 2; i >= 0; i--) {
+    eig_vd di = eig_vd_splat(i);
+    for (int q = 0; q < NV; q++) {
+      size_t k = (size_t)i * NV + q;
+      EIG(v) t = EIG(v_sub)(x[k], EIG(v_mul)(lp[k], x[k + NV]));
+      x[k] = EIG(v_sel)((eig_vm)(di < f->r[q]), t, x[k]);
+    }
+  }
+}
