@@ -41,6 +41,13 @@ struct DimState {
 
 enum { MAX_ALLOCS = 48 };
 
+// Host-array solves of more than STAGE_MIN bytes copy pageable f and u through
+// two pinned buffers of STAGE_CHUNK bytes, the host copy of one chunk
+// overlapping the transfer of the other (H100, 4096^2 double: the host API
+// time fell from 27 to about 12 ms, bench/results/2026-11-23-h100-cuda-v1).
+constexpr size_t STAGE_CHUNK = (size_t)8 << 20;
+constexpr size_t STAGE_MIN = (size_t)4 << 20;
+
 struct State {
   int device, cplx, ndim, n[3];
   size_t total, elem;
@@ -53,6 +60,9 @@ struct State {
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
   int sms;             // multiprocessors of the device
+  int nthreads;        // host threads for the staging copies
+  void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
+  cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
   void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
   DimState dim[2];
   void *mem[MAX_ALLOCS];
@@ -84,6 +94,12 @@ void state_free(State *s)
   cudaSetDevice(s->device);
   for (int i = 0; i < s->nmem; i++)
     cudaFree(s->mem[i]);
+  for (int i = 0; i < 2; i++) {
+    if (s->pin[i])
+      cudaFreeHost(s->pin[i]);
+    if (s->pin_done[i])
+      cudaEventDestroy(s->pin_done[i]);
+  }
   if (s->stream)
     cudaStreamDestroy(s->stream);
   for (int d = 0; d < 2; d++) {
@@ -412,6 +428,14 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
                        sizeof(int));
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->xbuf, v->total * es), v->total * es);
+  s->nthreads = v->num_threads > 0 ? v->num_threads : 1;
+  if (v->total * es > pscr_cuda::STAGE_MIN) {
+    for (int i = 0; i < 2; i++) {
+      PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMallocHost(&s->pin[i], pscr_cuda::STAGE_CHUNK),
+                           pscr_cuda::STAGE_CHUNK);
+      PSCR_CUDA_GOTO(st, fail, cudaEventCreateWithFlags(&s->pin_done[i], cudaEventDisableTiming));
+    }
+  }
   for (int d = 0; d < v->ndim - 1; d++) {
     const pscr_cuda_dim_view *V = &v->dim[d];
     pscr_cuda::DimState *D = &s->dim[d];
@@ -597,6 +621,56 @@ extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, 
   return solve_on_stream(s, f, u, (cudaStream_t)stream, s->rows);
 }
 
+// Host -> device (h2d) or device -> host of `bytes` through the pinned buffers
+// on s->stream; returns after the host side is done (the stream then holds
+// only device work). Pinned or registered host memory goes directly.
+static cudaError_t staged_copy(State *s, void *dev, void *host, size_t bytes, bool h2d)
+{
+  cudaPointerAttributes attr;
+  cudaError_t e = cudaPointerGetAttributes(&attr, host);
+  if (e != cudaSuccess)
+    cudaGetLastError(); // plain pageable memory on old runtimes
+  const bool pinned = e == cudaSuccess && attr.type == cudaMemoryTypeHost;
+  if (!s->pin[0] || pinned || bytes <= pscr_cuda::STAGE_MIN) {
+    e = h2d ? cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, s->stream)
+            : cudaMemcpyAsync(host, dev, bytes, cudaMemcpyDeviceToHost, s->stream);
+    return e != cudaSuccess ? e : cudaStreamSynchronize(s->stream);
+  }
+  const size_t C = pscr_cuda::STAGE_CHUNK, nc = (bytes + C - 1) / C;
+  char *d = (char *)dev, *h = (char *)host;
+  if (h2d) {
+    for (size_t i = 0; i < nc; i++) {
+      const size_t off = i * C, len = bytes - off < C ? bytes - off : C;
+      void *buf = s->pin[i % 2];
+      if (i >= 2 && (e = cudaEventSynchronize(s->pin_done[i % 2])) != cudaSuccess)
+        return e;
+      pscr_cuda_host_copy(buf, h + off, len, s->nthreads);
+      if ((e = cudaMemcpyAsync(d + off, buf, len, cudaMemcpyHostToDevice, s->stream)) !=
+              cudaSuccess ||
+          (e = cudaEventRecord(s->pin_done[i % 2], s->stream)) != cudaSuccess)
+        return e;
+    }
+    return cudaSuccess; // later stream work is ordered after the copies
+  }
+  // Device -> host: chunk i + 1 is in flight while chunk i is copied out.
+  for (size_t i = 0; i <= nc; i++) {
+    if (i < nc) {
+      const size_t off = i * C, len = bytes - off < C ? bytes - off : C;
+      if ((e = cudaMemcpyAsync(s->pin[i % 2], d + off, len, cudaMemcpyDeviceToHost,
+                               s->stream)) != cudaSuccess ||
+          (e = cudaEventRecord(s->pin_done[i % 2], s->stream)) != cudaSuccess)
+        return e;
+    }
+    if (i > 0) {
+      const size_t j = i - 1, off = j * C, len = bytes - off < C ? bytes - off : C;
+      if ((e = cudaEventSynchronize(s->pin_done[j % 2])) != cudaSuccess)
+        return e;
+      pscr_cuda_host_copy(h + off, s->pin[j % 2], len, s->nthreads);
+    }
+  }
+  return cudaSuccess;
+}
+
 extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u)
 {
   State *s = (State *)state;
@@ -607,8 +681,7 @@ extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u
   // The partitioned level-3 solver checks the pivots of sub-blocks; when one
   // fails, plain Thomas (the CPU backend's pivots) decides.
   for (int rows = s->rows;; rows = 0) {
-    PSCR_CUDA_GOTO(st, out,
-                   cudaMemcpyAsync(s->xbuf, f, bytes, cudaMemcpyHostToDevice, s->stream));
+    PSCR_CUDA_GOTO(st, out, staged_copy(s, s->xbuf, (void *)f, bytes, true));
     if ((st = solve_on_stream(s, s->xbuf, s->xbuf, s->stream, rows)) != PSCR_SUCCESS)
       goto out;
     PSCR_CUDA_GOTO(st, out,
@@ -617,8 +690,7 @@ extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u
     if (!bad || rows == 0)
       break;
   }
-  PSCR_CUDA_GOTO(st, out, cudaMemcpyAsync(u, s->xbuf, bytes, cudaMemcpyDeviceToHost, s->stream));
-  PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
+  PSCR_CUDA_GOTO(st, out, staged_copy(s, s->xbuf, u, bytes, false));
   if (bad)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
                     "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot", s->ndim,

@@ -10,6 +10,23 @@
 #include "error.h"
 #include "plan.h"
 
+void pscr_cuda_host_copy(void *dst, const void *src, size_t bytes, int nthreads)
+{
+  /* One memcpy streams at a fraction of the host's memory bandwidth; the
+     staging copies of large solves are split over the plan's threads. */
+  const size_t piece = (size_t)1 << 20;
+  const long long np = (long long)((bytes + piece - 1) / piece);
+  if (np <= 1 || nthreads <= 1) {
+    memcpy(dst, src, bytes);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(nthreads)
+  for (long long i = 0; i < np; i++) {
+    const size_t off = (size_t)i * piece, len = bytes - off < piece ? bytes - off : piece;
+    memcpy((char *)dst + off, (const char *)src + off, len);
+  }
+}
+
 static void pscr_cuda_view_free(pscr_cuda_view *v)
 {
   for (int d = 0; d < 2; d++) {
@@ -88,6 +105,7 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   v->ndim = p->ndim;
   v->device = p->opts.device;
   v->rows_per_thread = p->opts.cuda_rows_per_thread;
+  v->num_threads = p->nthreads;
   v->total = p->total;
   v->elem = p->elem;
   v->shift[0] = p->shift[0];

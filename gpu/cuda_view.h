@@ -49,6 +49,7 @@ typedef struct pscr_cuda_view {
   int is_complex; /* 0: double, 1: interleaved (re, im) doubles */
   int ndim, device;
   int rows_per_thread; /* pscr_options.cuda_rows_per_thread */
+  int num_threads;     /* CPU threads for the host-side staging copies */
   int n[3];
   size_t total, elem;
   double shift[2];
@@ -56,6 +57,9 @@ typedef struct pscr_cuda_view {
   const void *fac[3][4];
   pscr_cuda_dim_view dim[2]; /* dimensions 0 .. ndim-2 */
 } pscr_cuda_view;
+
+/* cuda_glue.c: memcpy on nthreads OpenMP threads (staging copies). */
+void pscr_cuda_host_copy(void *dst, const void *src, size_t bytes, int nthreads);
 
 /* cuda_backend.cu: the backend on a view. *state is the backend's private data. */
 pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **state, size_t *device_bytes);

@@ -23,11 +23,13 @@
 #define BERR_COMPLEX 1e-11
 #define REL_DIFF 1e-10
 
-static pscr_plan *make_plan(const op *o, pscr_backend backend)
+/* rows: pscr_options.cuda_rows_per_thread (the CUDA level-3 solver). */
+static pscr_plan *make_plan_rows(const op *o, pscr_backend backend, int rows)
 {
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = backend;
+  opts.cuda_rows_per_thread = rows;
   pscr_plan *plan = NULL;
   pscr_status st = pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, o->shift, &opts);
   ck_assert_msg(st == PSCR_SUCCESS, "plan (%s): %s (%s)",
@@ -36,9 +38,15 @@ static pscr_plan *make_plan(const op *o, pscr_backend backend)
   return plan;
 }
 
+static pscr_plan *make_plan(const op *o, pscr_backend backend)
+{
+  return make_plan_rows(o, backend, 0);
+}
+
 /* -------------------------------------------------- GPU against the CPU */
 /* scale: NULL, or (sa, sm) applied to dimension 1 and (sm, sa) to dimension 2. */
-static void check_gpu_scaled(kind k, int ndim, const int *n, uint64_t seed, const double *scale)
+static void check_gpu_full(kind k, int ndim, const int *n, uint64_t seed, const double *scale,
+                           int rows)
 {
   op o;
   make_op(&o, k, ndim, n, seed);
@@ -47,7 +55,8 @@ static void check_gpu_scaled(kind k, int ndim, const int *n, uint64_t seed, cons
     op_scale(&o, 1, scale[1], scale[0]);
   }
   size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
-  pscr_plan *cpu = make_plan(&o, PSCR_BACKEND_CPU), *gpu = make_plan(&o, PSCR_BACKEND_CUDA);
+  pscr_plan *cpu = make_plan(&o, PSCR_BACKEND_CPU);
+  pscr_plan *gpu = make_plan_rows(&o, PSCR_BACKEND_CUDA, rows);
   pscr_info info;
   ck_assert_int_eq(pscr_plan_info(gpu, &info), PSCR_SUCCESS);
   ck_assert_int_eq(info.backend, PSCR_BACKEND_CUDA);
@@ -66,12 +75,17 @@ static void check_gpu_scaled(kind k, int ndim, const int *n, uint64_t seed, cons
   double bg = tu_backward_error(o.dtype, ndim, o.pencils, o.shift, ug, f);
   double bound = o.dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL;
   double rel = tu_diff_inf(o.dtype, N, ug, uc) / tu_norm_inf(o.dtype, N, uc);
-  printf("%-15s %dD n=%4d %4d %4d  berr cpu %.2e cuda %.2e  rel diff %.2e\n", kind_name[k], ndim,
-         n[0], n[1], ndim == 3 ? n[2] : 1, bc, bg, rel);
+  printf("%-15s %dD n=%4d %4d %4d rows %3d  berr cpu %.2e cuda %.2e  rel diff %.2e\n",
+         kind_name[k], ndim, n[0], n[1], ndim == 3 ? n[2] : 1, rows, bc, bg, rel);
   ck_assert_msg(bg <= bound, "%s %dD n=%d,%d,%d: cuda backward error %.3e > %.0e", kind_name[k],
                 ndim, n[0], n[1], ndim == 3 ? n[2] : 1, bg, bound);
-  ck_assert_msg(bg <= 10 * bc + 1e-15, "%s: cuda backward error %.3e > 10x cpu %.3e",
-                kind_name[k], bg, bc);
+  /* The issue's target, "within 10x of the CPU backend's", for the default
+     level-3 solver; a forced choice (e.g. 2 rows per thread, 512 threads and
+     9 PCR steps per system) meets the absolute bound above but measured up
+     to 64x a CPU backward error of 1e-16 (H100). */
+  if (rows == 0)
+    ck_assert_msg(bg <= 10 * bc + 1e-15, "%s: cuda backward error %.3e > 10x cpu %.3e",
+                  kind_name[k], bg, bc);
   ck_assert_msg(rel <= REL_DIFF, "%s %dD n=%d,%d,%d: cuda differs from cpu by %.3e",
                 kind_name[k], ndim, n[0], n[1], ndim == 3 ? n[2] : 1, rel);
 
@@ -83,10 +97,86 @@ static void check_gpu_scaled(kind k, int ndim, const int *n, uint64_t seed, cons
   op_free(&o);
 }
 
+static void check_gpu_scaled(kind k, int ndim, const int *n, uint64_t seed, const double *scale)
+{
+  check_gpu_full(k, ndim, n, seed, scale, 0);
+}
+
 static void check_gpu(kind k, int ndim, const int *n, uint64_t seed)
 {
-  check_gpu_scaled(k, ndim, n, seed, NULL);
+  check_gpu_full(k, ndim, n, seed, NULL, 0);
 }
+
+/* Every level-3 solver choice (0: automatic; -1: serial Thomas; 2..16 rows
+   per thread of the partitioned solver) on every pencil kind, with last
+   dimensions that leave partial chunks, one chunk, and P from 1 to 512
+   threads per system. */
+static const int level3_rows[] = {0, -1, 2, 4, 8, 16};
+#define N_ROWS ((int)(sizeof level3_rows / sizeof level3_rows[0]))
+static const int level3_sizes[][3] = {
+    {2, 1, 0}, {7, 3, 0}, {13, 17, 0}, {40, 257, 0}, {9, 1000, 0}, {5, 8, 9}, {6, 11, 65},
+};
+#define N_L3_SIZES ((int)(sizeof level3_sizes / sizeof level3_sizes[0]))
+
+START_TEST(level3_variants)
+{
+  const int rows = level3_rows[_i % N_ROWS], rest = _i / N_ROWS;
+  const kind k = (kind)(rest % NKINDS);
+  const int *sz = level3_sizes[rest / NKINDS];
+  const int ndim = sz[2] ? 3 : 2;
+  int n[3];
+  for (int d = 0; d < ndim; d++)
+    n[d] = k == HELMHOLTZ && sz[d] < 2 ? 2 : sz[d];
+  check_gpu_full(k, ndim, n, 9000u + (uint64_t)_i, NULL, rows);
+}
+END_TEST
+
+/* A partition pivot that fails where plain Thomas does not: n1 = 1 (lambda = 1,
+   c = 0, s = 1), A2 + M2 = tridiag(1; 3, 3, 0, 3; 1) is regular (Thomas
+   pivots 3, 8/3, -3/8, 17/3), but with 2 rows per thread the second chunk
+   starts at the zero diagonal. pscr_solve retries with plain Thomas and
+   succeeds; pscr_solve_device, which cannot retry synchronously, returns NaN. */
+START_TEST(partition_pivot_fallback)
+{
+  double a1 = 1.0, m1 = 1.0, c = 0.0;
+  double a2d[4] = {2.0, 2.0, -1.0, 2.0}, a2o[3] = {1.0, 1.0, 1.0};
+  double m2d[4] = {1.0, 1.0, 1.0, 1.0}, m2o[3] = {0.0, 0.0, 0.0};
+  pscr_pencil p[2] = {{1, &a1, NULL, &m1, NULL}, {4, a2d, a2o, m2d, m2o}};
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  opts.cuda_rows_per_thread = 2;
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
+  /* u = (1, 2, 3, 4): f = T u = (3+2, 1+6+3, 2+0+4, 3+12). */
+  double f[4] = {5.0, 10.0, 6.0, 15.0}, u[4] = {0};
+  pscr_status st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_SUCCESS, "got %s (%s)", pscr_status_string(st), pscr_last_error());
+  for (int i = 0; i < 4; i++)
+    ck_assert_msg(fabs(u[i] - (i + 1)) <= 1e-14 * 4, "u[%d] = %.17g", i, u[i]);
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, sizeof f), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, sizeof f), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, sizeof f, cudaMemcpyHostToDevice), cudaSuccess);
+  ck_assert_int_eq(pscr_solve_device(plan, df, du, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(cudaMemcpy(u, du, sizeof u, cudaMemcpyDeviceToHost), cudaSuccess);
+  ck_assert(isnan(u[0]) && isnan(u[3]));
+  cudaFree(df);
+  cudaFree(du);
+  pscr_plan_destroy(plan);
+  /* Four rows per thread: one chunk, no failing pivot, the device path solves. */
+  opts.cuda_rows_per_thread = 4;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+  for (int i = 0; i < 4; i++)
+    ck_assert_msg(fabs(u[i] - (i + 1)) <= 1e-14 * 4, "u[%d] = %.17g", i, u[i]);
+  pscr_plan_destroy(plan);
+  /* An unsupported value is rejected at plan time. */
+  opts.cuda_rows_per_thread = 3;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_ptr_null(plan);
+}
+END_TEST
 
 /* Factors scaled by 1e-150 .. 1e+150: the plan balances them, and the
    kernels' complex reciprocal must not overflow. */
@@ -513,6 +603,8 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, gpu_2d, 0, N_SIZES_2D * NKINDS);
   tcase_add_loop_test(tc, gpu_3d, 0, N_SIZES_3D * NKINDS);
   tcase_add_loop_test(tc, gpu_badly_scaled, 0, 6);
+  tcase_add_loop_test(tc, level3_variants, 0, N_ROWS * NKINDS * N_L3_SIZES);
+  tcase_add_test(tc, partition_pivot_fallback);
   suite_add_tcase(s, tc);
   tc = tcase_create("api");
   tcase_set_timeout(tc, 120);
