@@ -33,8 +33,15 @@
 
 namespace pscr_cuda {
 
-// Largest P: one system per thread block.
-constexpr int PART_MAX_P = 512;
+// Largest P: one system per thread block; blocks per SM the registers must
+// allow (tuning experiments: -DPSCR_PART_MAX_P=256 -DPSCR_PART_MINB=3).
+#ifndef PSCR_PART_MAX_P
+#define PSCR_PART_MAX_P 512
+#endif
+#ifndef PSCR_PART_MINB
+#define PSCR_PART_MINB 1
+#endif
+constexpr int PART_MAX_P = PSCR_PART_MAX_P;
 
 // Largest factor copy (4 P M entries) k_part stages in shared memory.
 constexpr int PART_STAGE_BYTES = 16384;
@@ -92,7 +99,7 @@ template <class T> struct PartFacs {
 template <int M> constexpr int part_smem_per_thread() { return M + 1 > 4 ? M + 1 : 4; }
 
 template <class T, int M>
-__global__ void __launch_bounds__(PART_MAX_P)
+__global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
     k_part(LevelArgs<T> L, PartFacs<T> C, int nl, int B, const T *cs, const T *x, const T *g,
            T *v, int P, int stage, int *flag)
 {
