@@ -606,8 +606,12 @@ static pscr_status solve_on_stream(State *s, const void *f, void *u, cudaStream_
   PSCR_CUDA_GOTO(st, out, e);
   {
     const size_t count = s->total * (s->cplx ? 2 : 1);
-    pscr_cuda::k_nan_if_flag<<<pscr_cuda::grid_of(count), pscr_cuda::THREADS, 0, cs>>>(
-        s->flag, (double *)u, count);
+    // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)
+    // instead of one thread per entry keeps this check at a few microseconds.
+    unsigned grid = pscr_cuda::grid_of(count);
+    if (grid > 4u * (unsigned)s->sms)
+      grid = 4u * (unsigned)s->sms;
+    pscr_cuda::k_nan_if_flag<<<grid, pscr_cuda::THREADS, 0, cs>>>(s->flag, (double *)u, count);
     PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
   }
 out:
