@@ -97,6 +97,22 @@ static inline double complex eig_crecip(double complex z)
   return CMPLX(a * r, -b * r);
 }
 
+/* p / u as p conj(u) (1 / |u|^2): p conj(u) is formed while |u|^2 is, so a
+ * recurrence through u waits for one real division and one product (the
+ * LR step, lr_impl.h); eig_crecip's scaling when |u|^2 leaves the normal
+ * range. */
+static inline double complex eig_cdiv(double complex p, double complex u)
+{
+  double a = creal(u), b = cimag(u);
+  double den = a * a + b * b;
+  if (den > DBL_MIN && den < DBL_MAX) {
+    double complex t = p * CMPLX(a, -b);
+    double r = 1.0 / den;
+    return CMPLX(creal(t) * r, cimag(t) * r);
+  }
+  return p * eig_crecip(u);
+}
+
 /* ---------------------------------------------------------------- real */
 #define EIG(name) eig_##name##_real
 #define EIG_T double
@@ -108,6 +124,7 @@ static inline double complex eig_crecip(double complex z)
  * once LR has made the iterate unsymmetric) is clamped to zero. */
 #define EIG_SQRT0(x) sqrt(fmax((x), 0.0))
 #define EIG_RECIP(x) (1.0 / (x))
+#define EIG_DIV(p, u) ((p) / (u))
 #define EIG_ISFINITE(x) isfinite(x)
 #define EIG_CONJ(x) (x)
 /* Real: M must be positive definite, so every pivot must be positive. */
@@ -141,6 +158,7 @@ static int eig_compare_real(const void *x, const void *y)
 #undef EIG_SQRT
 #undef EIG_SQRT0
 #undef EIG_RECIP
+#undef EIG_DIV
 #undef EIG_ISFINITE
 #undef EIG_CONJ
 #undef EIG_PIVOT_BAD
@@ -155,6 +173,7 @@ static int eig_compare_real(const void *x, const void *y)
 #define EIG_SQRT(x) csqrt(x) /* principal square root */
 #define EIG_SQRT0(x) csqrt(x)
 #define EIG_RECIP(x) eig_crecip(x)
+#define EIG_DIV(p, u) eig_cdiv(p, u)
 #define EIG_ISFINITE(x) (isfinite(creal(x)) && isfinite(cimag(x)))
 #define EIG_CONJ(x) conj(x)
 /* Complex symmetric: the factorizations only need nonzero pivots; a pivot

@@ -409,16 +409,17 @@ static int EIG(in_tight)(const EIG_T *lambda, int j, double tight)
   return 0;
 }
 
-/* Twisted vector of shift sigma accepted: finite, Rayleigh correction
+/* Twisted vector of shift sigma accepted (1): Rayleigh correction
  * |rho - sigma| = |gamma| / |z^T M z| below EIG_TW_TOL eps ||T|| and the
- * residual |gamma| / ||z||_inf below EIG_TW_RESID n eps ||A - sigma M||. */
+ * residual |gamma| / ||z||_inf below EIG_TW_RESID n eps ||A - sigma M||.
+ * 0: finite but not accepted, -1: not finite. */
 static int EIG(tw_accept)(const EIG(ictx) * cx, const EIG(twres) * r, EIG_T sigma)
 {
   const double eps = DBL_EPSILON;
   double ag = EIG_ABS(r->gamma), az = EIG_ABS(r->zmz);
   if (!(r->zinf > 0.0) || !isfinite(r->zinf) || !isfinite(ag) || !(az > 0.0) ||
       !isfinite(az))
-    return 0;
+    return -1; /* not finite */
   double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, sigma);
   return ag <= EIG_TW_TOL * eps * cx->tnorm * az &&
          ag <= EIG_TW_RESID * cx->n * eps * nrm * r->zinf;
@@ -493,7 +494,17 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
   EIG(twisted_batch)(n, cx->ad, cx->ao, cx->md, cx->mo, sig, pert, f, tb->z, res);
   int again = 0, redo[L];
   for (int l = 0; l < L; l++) {
-    tb->ok[l] = l < cnt && EIG(tw_accept)(cx, &res[l], sig[l]);
+    /* Real: the eigenvalues are final, and the two steps of inverse
+     * iteration below converge from any twisted vector whose Rayleigh
+     * correction is well inside the gap; the later-solve bound then
+     * decides. Complex: the correction must be small, or it refines the
+     * eigenvalue. */
+    if (EIG_REFINE)
+      tb->ok[l] = l < cnt && EIG(tw_accept)(cx, &res[l], sig[l]) > 0;
+    else
+      tb->ok[l] = l < cnt && EIG(tw_accept)(cx, &res[l], sig[l]) >= 0 &&
+                  EIG_ABS(res[l].gamma) <=
+                      0.25 * EIG(gap)(lam0, n, j0 + l) * EIG_ABS(res[l].zmz);
     redo[l] = 0;
     if (l < cnt && !tb->ok[l] && EIG_ISFINITE(res[l].gamma) && EIG_ISFINITE(res[l].zmz) &&
         EIG_ABS(res[l].zmz) > 0.0) {
@@ -512,7 +523,7 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
       if (!redo[l])
         continue;
       int j = j0 + l;
-      tb->ok[l] = EIG(tw_accept)(cx, &res[l], sig[l]) &&
+      tb->ok[l] = EIG(tw_accept)(cx, &res[l], sig[l]) > 0 &&
                   EIG_ABS(sig[l] - lam0[j]) <= 0.25 * EIG(gap)(lam0, n, j);
       if (EIG_REFINE && tb->ok[l])
         tb->lam[l] = sig[l];
@@ -899,14 +910,25 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   const EIG_T *md = cx->md, *mo = cx->mo, *lambda = cx->lambda;
   const EIG(v) *z = tb->z;
   const EIG(v) zero = EIG(v_splat)(0.0);
-  /* G[k][b], H[k][b]: rows k of the Gram matrices as lane vectors, summed
-   * over blocks of GB rows (M z of the block in mzb) and four rows k at
-   * a time, so that the sums stay in registers. */
+  /* Partners: lanes in the window of a later lane of the run. Only their
+   * rows of the Gram matrix G = Z^T M Z and of T leave the diagonal. */
+  int part[L] = {0}, np = 0;
+  for (int k = a; k < e; k++)
+    for (int l = k + 1; l < e; l++)
+      if (EIG(abs2)(lambda[j0 + k] - lambda[j0 + l]) <= tau2) {
+        part[np++] = k;
+        break;
+      }
+  /* G[k][b] (k a partner): rows of G as lane vectors, gd its diagonal,
+   * summed over blocks of GB rows (M z of the block in mzb) and four rows
+   * k at a time, so that the sums stay in registers. */
   enum { GB = 32 };
-  EIG(v) G[L][NV], H[L][NV], mzb[GB][NV];
+  EIG(v) G[L][NV], gd[NV], mzb[GB][NV];
   for (int k = 0; k < L; k++)
     for (int b = 0; b < NV; b++)
-      G[k][b] = H[k][b] = zero;
+      G[k][b] = zero;
+  for (int b = 0; b < NV; b++)
+    gd[b] = zero;
   for (int i0 = 0; i0 < n; i0 += GB) {
     const int ib = n - i0 < GB ? n - i0 : GB;
     for (int ii = 0; ii < ib; ii++) {
@@ -920,60 +942,69 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
         mzb[ii][b] = s;
       }
     }
-    for (int k0 = a; k0 < e; k0 += 4) {
-      const int kn = e - k0 < 4 ? e - k0 : 4;
-      EIG(v) g[4][NV], h[4][NV];
+    for (int ii = 0; ii < ib; ii++)
+      for (int b = 0; b < NV; b++)
+        gd[b] = EIG(v_add)(gd[b], EIG(v_mul)(z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]));
+    for (int p0 = 0; p0 < np; p0 += 4) {
+      const int kn = np - p0 < 4 ? np - p0 : 4;
+      EIG(v) g[4][NV];
       for (int q = 0; q < 4; q++)
         for (int b = 0; b < NV; b++)
-          g[q][b] = h[q][b] = zero;
+          g[q][b] = zero;
       for (int ii = 0; ii < ib; ii++) {
         const int i = i0 + ii;
         for (int q = 0; q < kn; q++) {
-          EIG_T zk = EIG(tw_at)(z, i, k0 + q);
-          EIG(v) sv = EIG(v_splat)(zk), cv = EIG(v_splat)(EIG_CONJ(zk));
-          for (int b = 0; b < NV; b++) {
+          EIG(v) sv = EIG(v_splat)(EIG(tw_at)(z, i, part[p0 + q]));
+          for (int b = 0; b < NV; b++)
             g[q][b] = EIG(v_add)(g[q][b], EIG(v_mul)(sv, mzb[ii][b]));
-            if (!EIG_IS_REAL)
-              h[q][b] = EIG(v_add)(h[q][b], EIG(v_mul)(cv, z[(size_t)i * NV + b]));
-          }
         }
       }
       for (int q = 0; q < kn; q++)
-        for (int b = 0; b < NV; b++) {
-          G[k0 + q][b] = EIG(v_add)(G[k0 + q][b], g[q][b]);
-          H[k0 + q][b] = EIG(v_add)(H[k0 + q][b], h[q][b]);
-        }
+        for (int b = 0; b < NV; b++)
+          G[part[p0 + q]][b] = EIG(v_add)(G[part[p0 + q]][b], g[q][b]);
     }
   }
-  if (EIG_IS_REAL) /* M is positive definite: G itself measures the norms */
-    memcpy(H, G, sizeof H);
+  /* G_kl for k, l in the run: the diagonal, or the row of a partner. */
+  char ispart[L] = {0};
+  for (int q = 0; q < np; q++)
+    ispart[part[q]] = 1;
+#define EIG_G(k, l)                                                                           \
+  ((k) == (l) ? EIG(v_get)(gd[(l) / VL], (l) % VL)                                          \
+   : ispart[k] ? EIG(v_get)(G[k][(l) / VL], (l) % VL)                                        \
+               : EIG(v_get)(G[l][(k) / VL], (k) % VL))
   /* Classical Gram-Schmidt in coefficient space: column l of T holds the
-   * M-normalized v_l = sum_k T[k][l] z_k. */
+   * M-normalized v_l = sum_k T[k][l] z_k. Heavy cancellation, real: the
+   * M-norm (G is an inner product) drops below half; complex (G is only
+   * bilinear): the subtracted part sum_m |c_m| sum_k |T_km| may reach half
+   * of ||z_l||_inf (about 1; the z_k are scaled to ||z_k||_inf = 1 before
+   * the block stage). */
   EIG_T T[L][L];
   memset(T, 0, sizeof T);
   int stop = e;
   for (int l = a; l < e && stop == e; l++) {
     EIG_T t[L] = {0};
     t[l] = 1.0;
+    double proj = 0.0;
     for (int m = a; m < l; m++) {
       if (!(EIG(abs2)(lambda[j0 + m] - lambda[j0 + l]) <= tau2))
         continue;
       EIG_T c = 0.0; /* v_m^T M z_l */
-      for (int k = a; k <= m; k++)
-        c += T[k][m] * EIG(v_get)(G[k][l / VL], l % VL);
+      double col = 0.0;
+      for (int k = a; k <= m; k++) {
+        c += T[k][m] * EIG_G(k, l);
+        col += EIG_ABS1(T[k][m]);
+      }
       for (int k = a; k <= m; k++)
         t[k] -= c * T[k][m];
+      proj += EIG_ABS1(c) * col;
     }
-    EIG_T s = 0.0; /* t^T G t, and t^H H t */
-    double h = 0.0;
+    EIG_T s = 0.0; /* t^T G t */
     for (int k = a; k <= l; k++)
-      for (int m = a; m <= l; m++) {
-        s += t[k] * t[m] * EIG(v_get)(G[k][m / VL], m % VL);
-        h += creal(conj(t[k]) * t[m] * EIG(v_get)(H[k][m / VL], m % VL));
-      }
-    double h0 = creal(EIG(v_get)(H[l][l / VL], l % VL));
-    int bad = EIG_IS_REAL ? !(creal(s) > 0.0) : !(EIG_ABS(s) > 0.0);
-    if (!(h >= 0.25 * h0) || bad || !EIG_ISFINITE(s)) {
+      for (int m = a; m <= l; m++)
+        s += t[k] * t[m] * EIG_G(k, m);
+    int heavy = EIG_IS_REAL ? !(creal(s) >= 0.25 * creal(EIG_G(l, l)))
+                            : !(proj < 0.5) || !(EIG_ABS(s) > 0.0);
+    if (heavy || !EIG_ISFINITE(s)) {
       stop = l;
       break;
     }
@@ -986,14 +1017,29 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   /* V = Z T into mz, with each lane's largest entry (first index). */
   EIG(v) *V = sw->mz;
   eig_vd vmax[NV], imax[NV];
-  EIG(v) Trow[L][NV];
-  for (int k = 0; k < L; k++)
+  /* V = Z diag(T) + sum over partners k of z_k T[k][.] (off the
+   * diagonal). */
+  EIG(v) Trow[L][NV], Td[NV];
+  for (int b = 0; b < NV; b++) {
+    Td[b] = zero;
+    for (int l = 0; l < VL; l++)
+      if (b * VL + l >= a && b * VL + l < stop)
+        EIG(v_put)(&Td[b], l, T[b * VL + l][b * VL + l]);
+  }
+  int npv = 0;
+  while (npv < np && part[npv] < stop)
+    npv++;
+  for (int q = 0; q < npv; q++) {
+    const int k = part[q];
     for (int b = 0; b < NV; b++) {
-      Trow[k][b] = zero;
-      for (int l = 0; l < VL; l++)
-        if (k >= a && k < stop && b * VL + l < stop)
-          EIG(v_put)(&Trow[k][b], l, T[k][b * VL + l]);
+      Trow[q][b] = zero;
+      for (int l = 0; l < VL; l++) {
+        const int c = b * VL + l;
+        if (c > k && c < stop && k >= 0)
+          EIG(v_put)(&Trow[q][b], l, T[k][c]);
+      }
     }
+  }
   for (int b = 0; b < NV; b++) {
     vmax[b] = eig_vd_splat(-1.0);
     imax[b] = eig_vd_splat(0.0);
@@ -1001,11 +1047,11 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   for (int i = 0; i < n; i++) {
     EIG(v) acc[NV];
     for (int b = 0; b < NV; b++)
-      acc[b] = zero;
-    for (int k = a; k < stop; k++) {
-      EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, k));
+      acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
+    for (int q = 0; q < npv; q++) {
+      EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
       for (int b = 0; b < NV; b++)
-        acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[k][b]));
+        acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
     }
     eig_vd di = eig_vd_splat(i);
     for (int b = 0; b < NV; b++) {
@@ -1042,6 +1088,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     for (int t = 0; cx->w && t < cx->nsel; t++)
       cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t];
   return stop;
+#undef EIG_G
 }
 
 /*

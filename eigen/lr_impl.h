@@ -41,7 +41,7 @@ static int EIG(lr_step)(int lo, int hi, const EIG_T *d, const EIG_T *p, EIG_T si
         return 0;
       u = (au == 0.0) ? (EIG_T)tiny : u * (tiny / au);
     }
-    EIG_T q = p[i] * EIG_RECIP(u);
+    EIG_T q = EIG_DIV(p[i], u);
     /* |q_i| >> ||T||: the step cancels q_i against d_{i+1} - sigma and loses
      * about eps |q_i| absolutely (unpivoted LU of a complex symmetric
      * T - sigma I is not backward stable; e.g. a shift near an eigenvalue
