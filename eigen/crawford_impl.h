@@ -25,59 +25,132 @@
  * macros there); no include guard on purpose.
  */
 
+/* Eliminate row k of M (pivot k, scaled to 1; col/row k+1 -= t col/row
+ * k zeroes M_{k,k+1}); returns t through *t, or a status (bad pivot). */
+static inline pscr_status EIG(crawford_elim)(int k, EIG_T *ad, EIG_T *ao, EIG_T *md,
+                                             const EIG_T *mo, double mnorm, int rev, int n,
+                                             EIG_T *t)
+{
+  EIG_T piv = md[k];
+  if (EIG_PIVOT_BAD(piv, mnorm))
+    return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                      "M is not positive definite (complex: numerically zero pivot): "
+                      "split-Cholesky pivot %d is %g%+gi",
+                      rev ? n - 1 - k : k, creal(piv), cimag(piv));
+  EIG_T rs = EIG_RECIP(EIG_SQRT(piv));
+  ad[k] *= rs * rs;
+  if (k > 0)
+    ao[k - 1] *= rs;
+  ao[k] *= rs;
+  /* col/row k+1 -= t col/row k zeroes M_{k,k+1} (M_kk is now 1). */
+  EIG_T tk = mo[k] * rs;
+  EIG_T akk = ad[k], ak1 = ao[k];
+  md[k + 1] -= tk * tk;
+  ad[k + 1] += tk * (tk * akk - 2.0 * ak1);
+  ao[k] = ak1 - tk * akk;
+  *t = tk;
+  return PSCR_SUCCESS;
+}
+
+/* One rotation of a bulge chase, in the plane (j, j+1), the bulge g at
+ * (j, j+2); g moves to (j-1, j+1). Returns 0, or 1 when the (complex
+ * orthogonal) rotation does not exist: then *r2 holds g^2 + b^2. */
+static inline int EIG(crawford_rot)(EIG_T *ad, EIG_T *ao, int j, EIG_T *g, EIG_T *r2out)
+{
+  EIG_T gg = *g, b = ao[j + 1];
+  EIG_T r2 = gg * gg + b * b;
+  if (!EIG_IS_REAL && EIG_ABS1(r2) <= DBL_EPSILON * (EIG_ABS1(gg) * EIG_ABS1(gg) +
+                                                      EIG_ABS1(b) * EIG_ABS1(b))) {
+    *r2out = r2;
+    return 1;
+  }
+  EIG_T r = EIG_SQRT(r2), rr = EIG_RECIP(r);
+  EIG_T c = b * rr, s = gg * rr;
+  EIG_T x = ad[j], z = ad[j + 1], y = ao[j];
+  EIG_T cc = c * c, ss = s * s, cs = c * s;
+  ao[j + 1] = r;
+  ad[j] = cc * x - 2.0 * cs * y + ss * z;
+  ad[j + 1] = ss * x + 2.0 * cs * y + cc * z;
+  ao[j] = cs * (x - z) + (cc - ss) * y;
+  if (j > 0) {
+    *g = s * ao[j - 1];
+    ao[j - 1] *= c;
+  }
+  return 0;
+}
+
+static pscr_status EIG(crawford_isotropic)(EIG_T r2, int j, int rev, int n)
+{
+  return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                    "Crawford reduction breaks down: isotropic rotation "
+                    "(g^2 + b^2 = %g%+gi) at row %d",
+                    creal(r2), cimag(r2), rev ? n - 1 - j : j);
+}
+
 /*
  * Top-down sweep: eliminate rows k = 0..nsteps-1 (nsteps <= len - 1) of M and
  * chase each bulge of A off the top. ad/md: diagonals, ao/mo: off-diagonals
  * (ao[i] couples i and i+1). md[nsteps] and ad[nsteps] receive the Schur
  * complement updates. rev/n only map indices for the error message.
+ *
+ * Two bulges at a time: the chase of step k+1 runs two planes behind that
+ * of step k (plane p of the second touches ad[p..p+1], ao[p-1..p+1], which
+ * the first has left for good once past plane p-2), so the two chains of
+ * square roots and divisions overlap. Every entry sees the same operations
+ * in the same order as in the plain sequence (k's chase, then k+1's), so
+ * the result is bit for bit the same, and so is the first error reported.
  */
 static pscr_status EIG(crawford_sweep)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md,
                                        const EIG_T *mo, double mnorm, int rev, int n)
 {
-  for (int k = 0; k < nsteps; k++) {
-    EIG_T piv = md[k];
-    if (EIG_PIVOT_BAD(piv, mnorm))
-      return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                        "M is not positive definite (complex: numerically zero pivot): "
-                        "split-Cholesky pivot %d is %g%+gi",
-                        rev ? n - 1 - k : k, creal(piv), cimag(piv));
-    EIG_T rs = EIG_RECIP(EIG_SQRT(piv));
-    ad[k] *= rs * rs;
-    if (k > 0)
-      ao[k - 1] *= rs;
-    ao[k] *= rs;
-    /* col/row k+1 -= t col/row k zeroes M_{k,k+1} (M_kk is now 1). */
-    EIG_T t = mo[k] * rs;
-    EIG_T akk = ad[k], ak1 = ao[k];
-    md[k + 1] -= t * t;
-    ad[k + 1] += t * (t * akk - 2.0 * ak1);
-    ao[k] = ak1 - t * akk;
-    if (k == 0)
+  pscr_status st;
+  EIG_T r2;
+  int k = 0;
+  while (k < nsteps) {
+    EIG_T ta = 0.0, tb = 0.0;
+    st = EIG(crawford_elim)(k, ad, ao, md, mo, mnorm, rev, n, &ta);
+    if (st != PSCR_SUCCESS)
+      return st;
+    if (k == 0) {
+      k++;
       continue;
-    /* Bulge at (j, j+2) with j = k-1; rotate in plane (j, j+1) to zero it. */
-    EIG_T g = -t * ao[k - 1];
-    for (int j = k - 1; j >= 0 && g != 0.0; j--) {
-      EIG_T b = ao[j + 1];
-      EIG_T r2 = g * g + b * b;
-      if (!EIG_IS_REAL && EIG_ABS1(r2) <= DBL_EPSILON * (EIG_ABS1(g) * EIG_ABS1(g) +
-                                                          EIG_ABS1(b) * EIG_ABS1(b)))
-        return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                          "Crawford reduction breaks down: isotropic rotation "
-                          "(g^2 + b^2 = %g%+gi) at row %d",
-                          creal(r2), cimag(r2), rev ? n - 1 - j : j);
-      EIG_T r = EIG_SQRT(r2), rr = EIG_RECIP(r);
-      EIG_T c = b * rr, s = g * rr;
-      EIG_T x = ad[j], z = ad[j + 1], y = ao[j];
-      EIG_T cc = c * c, ss = s * s, cs = c * s;
-      ao[j + 1] = r;
-      ad[j] = cc * x - 2.0 * cs * y + ss * z;
-      ad[j + 1] = ss * x + 2.0 * cs * y + cc * z;
-      ao[j] = cs * (x - z) + (cc - ss) * y;
-      if (j > 0) {
-        g = s * ao[j - 1];
-        ao[j - 1] *= c;
+    }
+    EIG_T ga = -ta * ao[k - 1];
+    int ja = k - 1;
+    if (k + 1 >= nsteps || ga == 0.0) { /* one chase alone */
+      for (; ja >= 0 && ga != 0.0; ja--)
+        if (EIG(crawford_rot)(ad, ao, ja, &ga, &r2))
+          return EIG(crawford_isotropic)(r2, ja, rev, n);
+      k++;
+      continue;
+    }
+    /* First rotation of k's chase (plane k-1) before row k+1 is touched. */
+    if (EIG(crawford_rot)(ad, ao, ja, &ga, &r2))
+      return EIG(crawford_isotropic)(r2, ja, rev, n);
+    ja--;
+    /* Row k+1: its failure counts only after k's chase (as in sequence). */
+    pscr_status st_b = EIG(crawford_elim)(k + 1, ad, ao, md, mo, mnorm, rev, n, &tb);
+    EIG_T gb = st_b == PSCR_SUCCESS ? -tb * ao[k] : 0.0;
+    int jb = k, fail_b = -1;
+    EIG_T r2b = 0.0;
+    while (ja >= 0 && ga != 0.0) {
+      if (EIG(crawford_rot)(ad, ao, ja, &ga, &r2))
+        return EIG(crawford_isotropic)(r2, ja, rev, n);
+      ja--;
+      if (fail_b < 0 && jb >= 0 && gb != 0.0) {
+        if (EIG(crawford_rot)(ad, ao, jb, &gb, &r2b))
+          fail_b = jb;
+        jb--;
       }
     }
+    if (st_b != PSCR_SUCCESS)
+      return st_b;
+    if (fail_b >= 0)
+      return EIG(crawford_isotropic)(r2b, fail_b, rev, n);
+    for (; jb >= 0 && gb != 0.0; jb--)
+      if (EIG(crawford_rot)(ad, ao, jb, &gb, &r2))
+        return EIG(crawford_isotropic)(r2, jb, rev, n);
+    k += 2;
   }
   return PSCR_SUCCESS;
 }

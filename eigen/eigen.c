@@ -134,6 +134,8 @@ static inline double complex eig_cdiv(double complex p, double complex u)
                                                  EIG(pwk_eigenvalues)(n, d, p, tnorm))
 /* Eigenvalues from PWK are accurate to eps ||T||: no refinement needed. */
 #define EIG_REFINE 0
+/* Eigenvectors from twisted factorizations (invit_impl.h says when not). */
+#define EIG_TWISTED 1
 
 static int eig_compare_real(const void *x, const void *y)
 {
@@ -150,6 +152,7 @@ static int eig_compare_real(const void *x, const void *y)
 
 #undef EIG_EIGENVALUES
 #undef EIG_REFINE
+#undef EIG_TWISTED
 #undef EIG
 #undef EIG_T
 #undef EIG_IS_REAL
@@ -187,6 +190,7 @@ static int eig_compare_real(const void *x, const void *y)
  * complex symmetric pencil, so the error is squared) when the residual shows
  * the LR value is off. */
 #define EIG_REFINE 1
+#define EIG_TWISTED 0
 
 static int eig_compare_complex(const void *x, const void *y)
 {

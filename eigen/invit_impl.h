@@ -537,6 +537,36 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
   EIG(lane_norms)(n, bm, bn);
   EIG(twisted_solve)(n, f, bm, tb->z);
   EIG(lane_norms)(n, tb->z, zn);
+  /* The solves are not pivoted: measure the residual ||K z|| explicitly
+   * (element growth in a complex symmetric factorization would otherwise
+   * go unseen; measured on Helmholtz pencils with omega = 0.5). */
+  eig_vd rn[NV];
+  {
+    EIG(v) sv[NV];
+    for (int b = 0; b < NV; b++) {
+      sv[b] = EIG(v_splat)(0.0);
+      for (int q = 0; q < VL; q++)
+        EIG(v_put)(&sv[b], q, sig[b * VL + q]);
+    }
+    const EIG(v) *x = tb->z;
+    for (int i = 0; i < n; i++)
+      for (int b = 0; b < NV; b++) {
+        EIG(v) r = EIG(v_mul)(EIG(v_sub)(EIG(v_splat)(cx->ad[i]),
+                                         EIG(v_mul)(sv[b], EIG(v_splat)(cx->md[i]))),
+                              x[(size_t)i * NV + b]);
+        for (int d = -1; d <= 1; d += 2) {
+          int o = d < 0 ? i - 1 : i; /* off-diagonal (o, o+1) */
+          if (o < 0 || o >= n - 1)
+            continue;
+          EIG(v) e = EIG(v_splat)(cx->ao[o]);
+          if (cx->mo)
+            e = EIG(v_sub)(e, EIG(v_mul)(sv[b], EIG(v_splat)(cx->mo[o])));
+          r = EIG(v_add)(r, EIG(v_mul)(e, x[(size_t)(i + d) * NV + b]));
+        }
+        bm[(size_t)i * NV + b] = r;
+      }
+    EIG(lane_norms)(n, bm, rn);
+  }
   EIG(v) sc[NV];
   for (int b = 0; b < NV; b++) {
     sc[b] = EIG(v_splat)(1.0);
@@ -544,8 +574,8 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
       int l = b * VL + q;
       double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, sig[l]);
       double tol1 = EIG_LATE_TOL * sqrt((double)n) * EIG_RESID_TOL * eps * nrm;
-      tb->ok[l] =
-          tb->ok[l] && zn[b][q] > 0.0 && isfinite(zn[b][q]) && bn[b][q] <= tol1 * zn[b][q];
+      tb->ok[l] = tb->ok[l] && zn[b][q] > 0.0 && isfinite(zn[b][q]) &&
+                  bn[b][q] <= tol1 * zn[b][q] && rn[b][q] <= tol1 * zn[b][q];
       if (tb->ok[l]) /* ||z||_inf = 1 (unaccepted lanes: any finite scale) */
         EIG(v_put)(&sc[b], q, 1.0 / zn[b][q]);
     }
@@ -814,7 +844,7 @@ static void EIG(sweep_free)(EIG(sweep) * sw)
  * tau (sorted by real part: a run of indices before j) into win; *intight
  * when one lies within the tight-cluster distance, *spread the largest such
  * distance. Returns the first index of the run. */
-static int EIG(window)(const EIG(ictx) * cx, int j, int *win, int *nwin, int *intight,
+static int EIG(window)(const EIG(ictx) * cx, int g0, int j, int *win, int *nwin, int *intight,
                        double *spread)
 {
   const EIG_T *lambda = cx->lambda;
@@ -824,7 +854,7 @@ static int EIG(window)(const EIG(ictx) * cx, int j, int *win, int *nwin, int *in
   *nwin = 0;
   *intight = 0;
   *spread = 0.0;
-  while (first > 0 && creal(lam) - creal(lambda[first - 1]) <= tau)
+  while (first > g0 && creal(lam) - creal(lambda[first - 1]) <= tau)
     first--;
   for (int k = first; k < j; k++) {
     double d2 = EIG(abs2)(lam - lambda[k]);
@@ -1151,7 +1181,7 @@ static int EIG(sweep_batch)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) *
     const int j = j0 + pos;
     int nwin, intight;
     double spread;
-    EIG(window)(cx, j, sw->win, &nwin, &intight, &spread);
+    EIG(window)(cx, 0, j, sw->win, &nwin, &intight, &spread);
     EIG_T sigma = EIG(shift_of)(lambda, 0, j, tau, cx->tight, cx->pertol, sw->sigma_prev);
     sw->sigma_prev = sigma;
     EIG_T *v = EIG(ring_at)(ring, n, j);
@@ -1166,37 +1196,17 @@ static int EIG(sweep_batch)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) *
 }
 
 /*
- * All eigenvectors for the sorted eigenvalues lambda (n of them); writes the
- * sel components to w (w NULL: none). tnorm: ||T|| of the reduced problem
- * (cluster scale). With EIG_REFINE, lambda is refined (and re-sorted, with
- * the rows of w) where the residual shows it was inaccurate.
- *
  * Pipeline: batches of EIG_TW_LANES twisted vectors are produced in
  * parallel (OpenMP: every thread, in chunks of nb batches), and one thread
  * sweeps over the vectors in order (Gram-Schmidt against the window,
  * inverse iteration where needed, normalization) one chunk behind the
  * producers. Every batch depends only on the input eigenvalues and the
  * sweep is sequential, so the result does not depend on the number of
- * threads.
+ * threads. Returns 0 when out of memory; failures in *fail.
  */
-static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *ao,
-                                          const EIG_T *md, const EIG_T *mo, EIG_T *lambda,
-                                          double anorm, double mnorm, double tnorm, int nsel,
-                                          const int *sel, EIG_T *w)
+static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
 {
-  const double eps = DBL_EPSILON, tsafe = tnorm > 0.0 ? tnorm : 1.0;
-  EIG_T *lambda0 = malloc((size_t)n * sizeof(EIG_T));
-  if (!lambda0)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
-                      n);
-  memcpy(lambda0, lambda, (size_t)n * sizeof(EIG_T));
-  EIG(ictx) cx = {n, nsel, ad, ao, md, mo, lambda, w, lambda0, sel, anorm, mnorm, tnorm,
-                  EIG_CLUSTER_TOL * tnorm / n,
-                  /* Tight cluster: eigenvalues this close to lambda_j are
-                   * numerically indistinguishable; any vector of their
-                   * invariant subspace is an acceptable eigenvector, with a
-                   * residual of up to their spread. */
-                  EIG_TIGHT_TOL * n * eps * tsafe, 10.0 * eps * tsafe};
+  const int n = cx->n;
   const int nbatch = (n + EIG_TW_LANES - 1) / EIG_TW_LANES;
   int nt = 1;
 #ifdef _OPENMP
@@ -1214,7 +1224,6 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
   EIG(sweep) sw;
   memset(&sw, 0, sizeof sw);
   ok = ok && EIG(sweep_init)(&sw, n);
-  EIG(ifail) fail = {0, 0, 0.0, 0.0, 0.0};
   int allocfail = 0;
 
   if (ok) {
@@ -1239,11 +1248,11 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
       allocfail |= !mine_ok;
       for (int s = 0; s <= nchunk; s++) {
         /* Thread 0 sweeps chunk s-1 (unless a failure stopped it). */
-        if (tid == 0 && s > 0 && fail.kind == 0) {
-          for (int q = 0; q < nb && fail.kind == 0; q++) {
+        if (tid == 0 && s > 0 && fail->kind == 0) {
+          for (int q = 0; q < nb && fail->kind == 0; q++) {
             int bi = (s - 1) * nb + q;
             if (bi < nbatch)
-              EIG(sweep_batch)(&cx, &sw, &tb[((s - 1) % 2) * nb + q], &fail);
+              EIG(sweep_batch)(cx, &sw, &tb[((s - 1) % 2) * nb + q], fail);
           }
         }
         /* Everyone (thread 0 when done sweeping) produces chunk s. */
@@ -1260,7 +1269,7 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
           t->j0 = bi * EIG_TW_LANES;
           t->cnt = n - t->j0 < EIG_TW_LANES ? n - t->j0 : EIG_TW_LANES;
           if (mine_ok)
-            EIG(tw_produce)(&cx, t, &f, scr + 4 * nl);
+            EIG(tw_produce)(cx, t, &f, scr + 4 * nl);
           else
             for (int l = 0; l < EIG_TW_LANES; l++)
               t->ok[l] = 0; /* inverse iteration instead */
@@ -1272,15 +1281,116 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
       free(scr);
     }
   }
-  int refined = ok ? sw.refined : 0;
+  *refined = ok ? sw.refined : 0;
   EIG(sweep_free)(&sw);
   for (int t = 0; tb && t < 2 * nb; t++)
     free(tb[t].z);
   free(tb);
   free(claim);
-  free(lambda0);
+  return ok && !allocfail;
+}
 
-  if (!ok || allocfail)
+
+/*
+ * Inverse iteration for every vector (complex: twisted factorizations are
+ * not pivoted, and on near-degenerate complex symmetric pairs, as the
+ * Helmholtz pencils at low omega have, their vectors lost orthogonality
+ * growing with n: 8 n eps at n = 300 against 0.25). The spectrum splits
+ * into groups wherever consecutive real parts are more than tau apart; no
+ * window crosses a group boundary, so the groups run in parallel
+ * (OpenMP), and the result does not depend on the number of threads.
+ * Returns 0 when out of memory; the first failure in *fail.
+ */
+static int EIG(vectors_groups)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
+{
+  const int n = cx->n;
+  EIG_T *lambda = cx->lambda;
+  int *gs = malloc(((size_t)n + 1) * sizeof(int));
+  EIG(ifail) *gfail = calloc((size_t)n, sizeof(EIG(ifail)));
+  if (!gs || !gfail) {
+    free(gs);
+    free(gfail);
+    return 0;
+  }
+  int ng = 0;
+  for (int j = 0; j < n; j++)
+    if (j == 0 || !(creal(lambda[j]) - creal(lambda[j - 1]) <= cx->tau))
+      gs[ng++] = j;
+  gs[ng] = n;
+  int ref = 0, allocfail = 0;
+#ifdef _OPENMP
+#pragma omp parallel if (ng > 1 && n >= 64) reduction(| : ref, allocfail)
+#endif
+  {
+    EIG(sweep) sw;
+    memset(&sw, 0, sizeof sw);
+    if (!EIG(sweep_init)(&sw, n))
+      allocfail = 1;
+#ifdef _OPENMP
+#pragma omp for schedule(dynamic, 1)
+#endif
+    for (int g = 0; g < ng; g++) {
+      for (int j = gs[g]; !allocfail && j < gs[g + 1] && !gfail[g].kind; j++) {
+        int nwin, intight;
+        double spread;
+        int first = EIG(window)(cx, gs[g], j, sw.win, &nwin, &intight, &spread);
+        if (!EIG(ring_reserve)(&sw.ring, n, first, j)) {
+          gfail[g].kind = 4;
+          gfail[g].j = j - first + 1;
+          break;
+        }
+        EIG_T sigma = EIG(shift_of)(lambda, gs[g], j, cx->tau, cx->tight, cx->pertol,
+                                    sw.sigma_prev);
+        sw.sigma_prev = sigma;
+        EIG_T *v = EIG(ring_at)(&sw.ring, n, j);
+        if (!EIG(invit_one)(cx, &sw, j, sw.win, nwin, intight, spread, sigma, v, &gfail[g]))
+          EIG(finish)(cx, j, v, sw.work + 6 * (size_t)n, &gfail[g]);
+      }
+    }
+    ref |= sw.refined;
+    EIG(sweep_free)(&sw);
+  }
+  *refined = ref;
+  for (int g = 0; g < ng && !fail->kind; g++)
+    if (gfail[g].kind)
+      *fail = gfail[g];
+  free(gs);
+  free(gfail);
+  return !allocfail;
+}
+
+/*
+ * All eigenvectors for the sorted eigenvalues lambda (n of them); writes the
+ * sel components to w (w NULL: none). tnorm: ||T|| of the reduced problem
+ * (cluster scale). With EIG_REFINE, lambda is refined (and re-sorted, with
+ * the rows of w) where the residual shows it was inaccurate. EIG_TWISTED:
+ * vectors_pipeline (twisted factorizations), else vectors_groups (inverse
+ * iteration).
+ */
+static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *ao,
+                                          const EIG_T *md, const EIG_T *mo, EIG_T *lambda,
+                                          double anorm, double mnorm, double tnorm, int nsel,
+                                          const int *sel, EIG_T *w)
+{
+  const double eps = DBL_EPSILON, tsafe = tnorm > 0.0 ? tnorm : 1.0;
+  EIG_T *lambda0 = malloc((size_t)n * sizeof(EIG_T));
+  if (!lambda0)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
+                      n);
+  memcpy(lambda0, lambda, (size_t)n * sizeof(EIG_T));
+  EIG(ictx) cx = {n, nsel, ad, ao, md, mo, lambda, w, lambda0, sel, anorm, mnorm, tnorm,
+                  EIG_CLUSTER_TOL * tnorm / n,
+                  /* Tight cluster: eigenvalues this close to lambda_j are
+                   * numerically indistinguishable; any vector of their
+                   * invariant subspace is an acceptable eigenvector, with a
+                   * residual of up to their spread. */
+                  EIG_TIGHT_TOL * n * eps * tsafe, 10.0 * eps * tsafe};
+  EIG(ifail) fail = {0, 0, 0.0, 0.0, 0.0};
+  int refined = 0;
+  int ok = EIG_TWISTED ? EIG(vectors_pipeline)(&cx, &fail, &refined)
+                       : EIG(vectors_groups)(&cx, &fail, &refined);
+  free(lambda0);
+  if (!ok)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
                       n);
   switch (fail.kind) {

@@ -739,6 +739,42 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/*
+ * The eigenvector stage (twisted batches produced by every thread, swept
+ * in order by one; complex: groups in parallel) gives the same bits for any
+ * number of threads: 1, 2 and 3 threads, real pencils with twisted vectors,
+ * tight clusters (inverse iteration inside the sweep) and a complex one.
+ */
+START_TEST(test_thread_counts)
+{
+  static const gen list[] = {R_POISSON, R_GLUED, R_WILKINSON, C_HELMHOLTZ};
+  const int n = 700, nsel = 5;
+  int sel[5] = {0, 1, 350, 698, 699};
+  for (int t = 0; t < (int)(sizeof list / sizeof list[0]); t++) {
+    pencil p = make_pencil(list[t], n, 99);
+    double complex *lam = malloc((size_t)3 * n * sizeof(double complex));
+    double complex *w = malloc((size_t)3 * n * nsel * sizeof(double complex));
+    for (int r = 0; r < 3; r++) {
+#ifdef _OPENMP
+      omp_set_num_threads(r + 1);
+#endif
+      ck_assert_int_eq(run_eigen(&p, lam + (size_t)r * n, nsel, sel, w + (size_t)r * n * nsel),
+                       PSCR_SUCCESS);
+    }
+    for (int r = 1; r < 3; r++) {
+      ck_assert_msg(memcmp(lam, lam + (size_t)r * n, (size_t)n * sizeof(double complex)) == 0,
+                    "%s: eigenvalues differ with %d threads", gens[list[t]].name, r + 1);
+      ck_assert_msg(memcmp(w, w + (size_t)r * n * nsel,
+                           (size_t)n * nsel * sizeof(double complex)) == 0,
+                    "%s: eigenvectors differ with %d threads", gens[list[t]].name, r + 1);
+    }
+    free(lam);
+    free(w);
+    pencil_free(&p);
+  }
+}
+END_TEST
+
 /* OpenMP threads the eigensolver may use (it parallelizes internally). */
 static int eig_test_threads(void)
 {
@@ -794,6 +830,7 @@ int main(void)
   TCase *te = tcase_create("errors");
   tcase_add_test(te, test_errors);
   tcase_add_test(te, test_threads);
+  tcase_add_test(te, test_thread_counts);
   suite_add_tcase(s, te);
   TCase *tt = tcase_create("timing");
   tcase_set_timeout(tt, 600);
