@@ -7,10 +7,11 @@
  *   shift_impl.h      Wilkinson's shift, ||T||
  *   lr_impl.h         LR algorithm with Wilkinson's shift (complex eigenvalues)
  *   pwk_impl.h        root-free PWK QL (real eigenvalues; lr_impl.h says why)
- *   twisted_impl.h    twisted factorizations, eight eigenvalues at a time
- *                     (eigenvectors)
+ *   twisted_impl.h    twisted factorizations, sixteen eigenvalues at a
+ *                     time (real eigenvectors)
  *   invit_impl.h      their acceptance and re-orthogonalization, and
- *                     inverse iteration on the pencil where they fail
+ *                     inverse iteration on the pencil (complex, and where
+ *                     twisted vectors fail)
  *   driver_impl.h     argument checks and the sequence of the above
  *
  * The EIG_* macros below give each expansion its scalar type and operations.

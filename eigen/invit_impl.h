@@ -27,11 +27,13 @@
  * times ||M||, and never after a single solve unless at the plain bound
  * (one solve damps the components outside the cluster only by spread/gap).
  *
- * Fast path: most vectors come from one twisted factorization each
- * (twisted_impl.h, eight at a time, at most one Rayleigh quotient
- * correction), re-orthogonalized against the same window; the inverse
- * iteration below computes only the vectors of tight clusters and those
- * the twisted path does not accept.
+ * Real pencils (EIG_TWISTED): most vectors come from twisted
+ * factorizations instead (twisted_impl.h, sixteen at a time, then two
+ * steps of inverse iteration with the same factors), re-orthogonalized
+ * against the same window (vectors_pipeline); the inverse iteration below
+ * computes only the vectors of tight clusters and those the twisted path
+ * does not accept. Complex pencils use inverse iteration throughout
+ * (vectors_groups says why).
  *
  * Cost: usually two solves per vector (the first from the random start is
  * accepted only at the plain bound EIG_RESID_TOL eps nrm, later ones at the

@@ -18,7 +18,8 @@
  * k is about |sigma - lambda_j| / |lambda_k - lambda_j|, as for inverse
  * iteration). A vector that is not accepted is recomputed once from rho
  * (Rayleigh quotient iteration); what still fails goes to the pivoted
- * inverse iteration of invit_impl.h, as do tight clusters.
+ * inverse iteration of invit_impl.h, as do tight clusters. Used for real
+ * pencils (EIG_TWISTED in eigen.c); the complex expansion compiles it too.
  *
  * The recurrences of different eigenvalues are independent: EIG_TW_LANES
  * (16) of them run side by side, as EIG_TW_NV lane vectors of eight
