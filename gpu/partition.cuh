@@ -94,10 +94,9 @@ template <class T> struct PartFacs {
 };
 
 // Shared memory of k_part per thread: the staging buffer of r and x (M + 1
-// entries: row i at i + i / M, padded against bank conflicts), reused by two
-// buffers of PCR rows (4 entries each; alternating buffers need one barrier
-// per PCR step instead of two).
-template <int M> constexpr int part_smem_per_thread() { return M + 1 > 8 ? M + 1 : 8; }
+// entries: row i at i + i / M, padded against bank conflicts), reused by the
+// PCR rows (4 entries).
+template <int M> constexpr int part_smem_per_thread() { return M + 1 > 4 ? M + 1 : 4; }
 
 template <class T, int M>
 __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
@@ -125,7 +124,6 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
   }
   T *sb = sbase + (size_t)ls * SPT * P; // staging
   T *sL = sb, *sD = sb + P, *sU = sD + P, *sR = sU + P;              // PCR rows
-  T *sX = sb + 4 * P; // the second PCR buffer, also the neighbour exchange
   T *mine = sb + (size_t)lp * (M + 1);                               // my chunk
 
   const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
@@ -216,17 +214,16 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
       beN = shfl_down(be0, 1, P);
       gaN = shfl_down(ga0, 1, P);
     } else {
-      // In the second buffer: PCR's first step writes the first one, and its
-      // second step (the second buffer) comes after a barrier all readers met.
-      sX[lp] = al0;
-      sX[P + lp] = be0;
-      sX[2 * P + lp] = ga0;
+      sL[lp] = al0;
+      sD[lp] = be0;
+      sU[lp] = ga0;
       __syncthreads();
       if (!last) {
-        alN = sX[lp + 1];
-        beN = sX[P + lp + 1];
-        gaN = sX[2 * P + lp + 1];
+        alN = sL[lp + 1];
+        beN = sD[lp + 1];
+        gaN = sU[lp + 1];
       }
+      __syncthreads();
     }
     if (last)
       alN = beN = gaN = T(0);
@@ -257,30 +254,25 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
       X = Rr * inv(Dr);
       Xl = shfl_up(X, 1, P);
     } else {
-      // Step j writes buffer j % 2 then reads it after one barrier; the
-      // buffer is written again at step j + 2, after the barrier of step
-      // j + 1, which every reader of step j has passed.
-      int par = 0;
-      for (int dl = 1; dl < P; dl <<= 1, par ^= 1) {
-        T *bL = par ? sX : sL, *bI = bL + P, *bU = bI + P, *bR = bU + P;
-        bL[lp] = Lr;
-        bI[lp] = inv(Dr);
-        bU[lp] = Ur;
-        bR[lp] = Rr;
+      for (int dl = 1; dl < P; dl <<= 1) {
+        sL[lp] = Lr;
+        sD[lp] = inv(Dr);
+        sU[lp] = Ur;
+        sR[lp] = Rr;
         __syncthreads();
         const bool hm = lp >= dl, hp = lp + dl < P;
-        const T Lm = hm ? bL[lp - dl] : T(0), Im = hm ? bI[lp - dl] : T(0);
-        const T Um = hm ? bU[lp - dl] : T(0), Rm = hm ? bR[lp - dl] : T(0);
-        const T Lp = hp ? bL[lp + dl] : T(0), Ip = hp ? bI[lp + dl] : T(0);
-        const T Up = hp ? bU[lp + dl] : T(0), Rp = hp ? bR[lp + dl] : T(0);
+        const T Lm = hm ? sL[lp - dl] : T(0), Im = hm ? sD[lp - dl] : T(0);
+        const T Um = hm ? sU[lp - dl] : T(0), Rm = hm ? sR[lp - dl] : T(0);
+        const T Lp = hp ? sL[lp + dl] : T(0), Ip = hp ? sD[lp + dl] : T(0);
+        const T Up = hp ? sU[lp + dl] : T(0), Rp = hp ? sR[lp + dl] : T(0);
+        __syncthreads();
         pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
       }
       X = Rr * inv(Dr);
-      T *bX = par ? sX : sL;
-      bX[lp] = X;
+      sR[lp] = X;
       __syncthreads();
-      Xl = bX[lp > 0 ? lp - 1 : 0];
-      __syncthreads(); // the staging buffer is written next
+      Xl = sR[lp > 0 ? lp - 1 : 0];
+      __syncthreads();
     }
     if (lp == 0)
       Xl = T(0);
