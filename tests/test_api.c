@@ -47,7 +47,37 @@ START_TEST(options_defaults)
   ck_assert_int_eq(o.device, 0);
   ck_assert_int_eq(o.num_threads, 0);
   ck_assert_int_eq(o.check_finite, 1);
+  ck_assert_int_eq(o.cuda_rows_per_thread, 0);
   pscr_options_init(NULL); /* ignored, no crash */
+}
+END_TEST
+
+/* cuda_rows_per_thread is validated at plan time on every backend (the CPU
+   ignores its value): -1, 0, 2, 4, 8, 16 are accepted, anything else is
+   INVALID_VALUE with the value in the message. */
+START_TEST(options_cuda_rows)
+{
+  double a = 2.0, m = 1.0, c = 0.0;
+  pscr_pencil p[2] = {{1, &a, NULL, &m, NULL}, {1, &a, NULL, &m, NULL}};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  static const int good[] = {-1, 0, 2, 4, 8, 16}, bad[] = {-2, 1, 3, 6, 32, 1 << 30};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    pscr_plan *plan = NULL;
+    o.cuda_rows_per_thread = good[i];
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_SUCCESS);
+    pscr_plan_destroy(plan);
+  }
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pscr_plan *plan = (pscr_plan *)&o; /* must be reset to NULL */
+    char want[64];
+    o.cuda_rows_per_thread = bad[i];
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_ERROR_INVALID_VALUE);
+    ck_assert_ptr_null(plan);
+    snprintf(want, sizeof want, "cuda_rows_per_thread is %d", bad[i]);
+    ck_assert_msg(strstr(pscr_last_error(), want), "detail: %s", pscr_last_error());
+  }
 }
 END_TEST
 
@@ -136,6 +166,7 @@ int main(void)
   tcase_add_test(tc, status_strings);
   tcase_add_test(tc, version);
   tcase_add_test(tc, options_defaults);
+  tcase_add_test(tc, options_cuda_rows);
   tcase_add_test(tc, last_error_detail);
   tcase_add_test(tc, cuda_request);
   tcase_add_test(tc, operator_small);

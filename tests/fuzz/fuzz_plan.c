@@ -90,6 +90,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.backend = (pscr_backend)9;
   opts.num_threads = (opt_code >> 3) % 3;
   opts.check_finite = !(opt_code & 0x80);
+  { /* the CUDA level-3 choice: validated on every backend (3 is invalid) */
+    static const int rows[4] = {0, -1, 3, 16};
+    opts.cuda_rows_per_thread = rows[(opt_code >> 5) & 3];
+  }
 
   /* Pencils: arrays sized as the contract requires (at least 1 entry). */
   double *store[3] = {NULL, NULL, NULL};
