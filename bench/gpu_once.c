@@ -7,9 +7,10 @@
  *     ROWS: pscr_options.cuda_rows_per_thread (0 automatic, -1 serial Thomas).
  *
  * Verifies a host-API solve (backward and discretization error), then times
- * pscr_solve_device with CUDA events: 3 warm-up solves, median and min of 20.
- * With PSCR_ONCE=1 in the environment it stops after one host-API solve and
- * one device solve, so a profiler (ncu) sees exactly two solves.
+ * pscr_solve_device as pscr-bench does (gpu_timing.c: CUDA events, median and
+ * min of REPEAT after warm-up, device result against the host API's). With
+ * PSCR_ONCE=1 in the environment it stops after one host-API solve and one
+ * device solve, so a profiler (ncu) sees exactly two solves.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
@@ -18,14 +19,24 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "gpu_timing.h"
 #include "pscr.h"
 
-enum { WARMUP = 3, REPEAT = 20 };
+enum { REPEAT = 20 };
 
-static int cmp_float(const void *a, const void *b)
+/* PSCR_ONCE: one device solve, nothing else on the device. */
+static int solve_once(pscr_plan *plan, const double *b, size_t bytes)
 {
-  float x = *(const float *)a, y = *(const float *)b;
-  return x < y ? -1 : x > y;
+  void *df = NULL, *du = NULL;
+  int rc = 1;
+  if (cudaMalloc(&df, bytes) == cudaSuccess && cudaMalloc(&du, bytes) == cudaSuccess &&
+      cudaMemcpy(df, b, bytes, cudaMemcpyHostToDevice) == cudaSuccess &&
+      pscr_solve_device(plan, df, du, NULL) == PSCR_SUCCESS &&
+      cudaDeviceSynchronize() == cudaSuccess)
+    rc = 0;
+  cudaFree(df);
+  cudaFree(du);
+  return rc;
 }
 
 int main(int argc, char **argv)
@@ -40,10 +51,7 @@ int main(int argc, char **argv)
   int sizes[3] = {n, n, n};
   pscr_problem *pb = NULL;
   pscr_plan *plan = NULL;
-  double *b = NULL, *u = NULL, *ue = NULL, *au = NULL, *u2 = NULL;
-  void *df = NULL, *du = NULL;
-  cudaStream_t stream = NULL;
-  cudaEvent_t e0 = NULL, e1 = NULL;
+  double *b = NULL, *u = NULL, *ue = NULL, *au = NULL;
   int rc = 1;
   pscr_status st = pscr_problem_create(&pb, helm ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON,
                                        ndim, sizes, NULL, 0.0, 0.5 * (n - 1));
@@ -57,8 +65,7 @@ int main(int argc, char **argv)
   u = malloc(bytes);
   ue = malloc(bytes);
   au = malloc(bytes);
-  u2 = malloc(bytes);
-  if (!b || !u || !ue || !au || !u2 || pscr_problem_manufactured(pb, b, ue))
+  if (!b || !u || !ue || !au || pscr_problem_manufactured(pb, b, ue))
     goto out;
   pscr_options o;
   pscr_options_init(&o);
@@ -74,52 +81,25 @@ int main(int argc, char **argv)
   const double plan_s = cli_now() - t0;
   double berr, derr;
   cli_verify(pb, b, u, ue, au, &berr, &derr);
-  if (cudaMalloc(&df, bytes) || cudaMalloc(&du, bytes) ||
-      cudaMemcpy(df, b, bytes, cudaMemcpyHostToDevice) || cudaStreamCreate(&stream) ||
-      cudaEventCreate(&e0) || cudaEventCreate(&e1)) {
-    fprintf(stderr, "CUDA setup failed\n");
-    goto out;
-  }
   if (getenv("PSCR_ONCE")) {
-    st = pscr_solve_device(plan, df, du, stream);
-    rc = st || cudaStreamSynchronize(stream) ? 1 : 0;
+    rc = solve_once(plan, b, bytes);
     goto out;
   }
-  for (int r = 0; r < WARMUP; r++)
-    pscr_solve_device(plan, df, du, stream);
-  float ms[REPEAT];
-  for (int r = 0; r < REPEAT; r++) {
-    cudaEventRecord(e0, stream);
-    st = pscr_solve_device(plan, df, du, stream);
-    cudaEventRecord(e1, stream);
-    if (st || cudaEventSynchronize(e1) || cudaEventElapsedTime(&ms[r], e0, e1)) {
-      fprintf(stderr, "device solve failed: %s\n", pscr_status_string(st));
-      goto out;
-    }
-  }
-  if (cudaMemcpy(u2, du, bytes, cudaMemcpyDeviceToHost))
+  gpu_timing t;
+  if ((st = gpu_time_solve(plan, 0, cplx, N, b, u, REPEAT, &t))) {
+    fprintf(stderr, "device timing: %s (%s)\n", pscr_status_string(st), t.msg);
     goto out;
-  qsort(ms, REPEAT, sizeof *ms, cmp_float);
+  }
   printf("%s n=%d rows=%d plan %.3f s  device solve median %.3f ms min %.3f ms  berr %.2e  "
          "derr %.2e  device-vs-host %.1e\n",
-         argv[1], n, rows, plan_s, ms[REPEAT / 2], ms[0], berr, derr,
-         cli_max_diff(cplx, N, u, u2));
+         argv[1], n, rows, plan_s, t.solve_ms_median, t.solve_ms_min, berr, derr, t.rel_diff);
   rc = 0;
 out:
-  if (e0)
-    cudaEventDestroy(e0);
-  if (e1)
-    cudaEventDestroy(e1);
-  if (stream)
-    cudaStreamDestroy(stream);
-  cudaFree(df);
-  cudaFree(du);
   pscr_plan_destroy(plan);
   pscr_problem_destroy(pb);
   free(b);
   free(u);
   free(ue);
   free(au);
-  free(u2);
   return rc;
 }
