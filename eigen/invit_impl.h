@@ -441,20 +441,28 @@ static void EIG(lane_norms)(int n, const EIG(v) * z, eig_vd *nrm)
   }
 }
 
-/* y = M z for lane vectors (EIG_TW_NV per row). */
-static void EIG(lane_mass)(int n, const EIG_T *md, const EIG_T *mo, const EIG(v) * z,
-                           EIG(v) * y)
+/* Rows i0 .. i1-1 of y = M z for lane vectors (EIG_TW_NV per row), row i of
+   the result at y[(i - i0) NV]. */
+static void EIG(lane_mass_rows)(int n, const EIG_T *md, const EIG_T *mo, const EIG(v) * z,
+                                int i0, int i1, EIG(v) * y)
 {
   enum { NV = EIG_TW_NV };
-  for (int i = 0; i < n; i++)
+  for (int i = i0; i < i1; i++)
     for (int b = 0; b < NV; b++) {
       EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), z[(size_t)i * NV + b]);
       if (mo && i > 0)
         s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]));
       if (mo && i < n - 1)
         s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]));
-      y[(size_t)i * NV + b] = s;
+      y[(size_t)(i - i0) * NV + b] = s;
     }
+}
+
+/* y = M z for lane vectors. */
+static void EIG(lane_mass)(int n, const EIG_T *md, const EIG_T *mo, const EIG(v) * z,
+                           EIG(v) * y)
+{
+  EIG(lane_mass_rows)(n, md, mo, z, 0, n, y);
 }
 
 /*
@@ -570,15 +578,7 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
 {
   enum { NV = EIG_TW_NV };
   const EIG(v) zero = EIG(v_splat)(0.0);
-  for (int i = 0; i < n; i++)
-    for (int b = 0; b < NV; b++) {
-      EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), z[(size_t)i * NV + b]);
-      if (mo && i > 0)
-        s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]));
-      if (mo && i < n - 1)
-        s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]));
-      mz[(size_t)i * NV + b] = s;
-    }
+  EIG(lane_mass)(n, md, mo, z, mz);
   /* Coefficients, four vectors per pass over mz. */
   for (int t = 0; t < nk; t += 4) {
     int q4 = nk - t < 4 ? nk - t : 4;
@@ -933,17 +933,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     gd[b] = zero;
   for (int i0 = 0; i0 < n; i0 += GB) {
     const int ib = n - i0 < GB ? n - i0 : GB;
-    for (int ii = 0; ii < ib; ii++) {
-      const int i = i0 + ii;
-      for (int b = 0; b < NV; b++) {
-        EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), z[(size_t)i * NV + b]);
-        if (mo && i > 0)
-          s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]));
-        if (mo && i < n - 1)
-          s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]));
-        mzb[ii][b] = s;
-      }
-    }
+    EIG(lane_mass_rows)(n, md, mo, z, i0, i0 + ib, &mzb[0][0]);
     for (int ii = 0; ii < ib; ii++)
       for (int b = 0; b < NV; b++)
         gd[b] = EIG(v_add)(gd[b], EIG(v_mul)(z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]));
