@@ -41,6 +41,17 @@ struct DimState {
 
 enum { MAX_ALLOCS = 48 };
 
+// Profiling mode (pscr_solve_device_profile): an event after every launch,
+// tagged with the stage kind (pscr_stage) of that launch. NULL in State
+// during normal solves, so they record nothing.
+struct Prof {
+  cudaEvent_t *ev;
+  int *kind;
+  size_t n, cap;
+  bool overflow;   // more launches than the cost model counts
+  cudaError_t err; // the first failed record
+};
+
 // Host-array solves of more than STAGE_MIN bytes copy pageable f and u through
 // two pinned buffers of STAGE_CHUNK bytes, the host copy of one chunk
 // overlapping the transfer of the other (H100, 4096^2 double: the host API
@@ -65,6 +76,7 @@ struct State {
   cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
   void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
   DimState dim[2];
+  Prof *prof;          // non-NULL only inside pscr_cuda_state_solve_profile
   void *mem[MAX_ALLOCS];
   int nmem;
   size_t bytes;
@@ -110,6 +122,22 @@ void state_free(State *s)
   }
   cudaGetLastError(); // teardown errors are not reported; do not leave them sticky
   free(s);
+}
+
+// Profiling mode: record that the launch just enqueued belongs to `kind`.
+void mark(const State *s, int kind, cudaStream_t stream)
+{
+  Prof *p = s->prof;
+  if (!p)
+    return;
+  if (p->n == p->cap) {
+    p->overflow = true;
+    return;
+  }
+  cudaError_t e = cudaEventRecord(p->ev[p->n], stream);
+  if (e != cudaSuccess && p->err == cudaSuccess)
+    p->err = e;
+  p->kind[p->n++] = kind;
 }
 
 template <class T> Facs<T> facs_of(const State *s)
@@ -231,12 +259,17 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
     if (rows == 0) {
       k_thomas<T><<<grid_of(nsys), THREADS, 0, stream>>>(L, facs_of<T>(s), B, cs, x, g,
                                                          (T *)D.v, (T *)s->cp, s->flag);
-      return pscr_cuda_launch_check(stream);
+    } else {
+      cudaError_t e = launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, stream);
+      if (e != cudaSuccess)
+        return e;
     }
-    return launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, stream);
+    mark(s, PSCR_STAGE_LEVEL3, stream);
+    return pscr_cuda_launch_check(stream);
   }
   const size_t count = (size_t)B * (size_t)L.ne * L.S;
   k_gather<T><<<grid_of(count), THREADS, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
+  mark(s, PSCR_STAGE_GATHER, stream);
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess)
     return e;
@@ -255,12 +288,14 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   const size_t nit = (size_t)B * (size_t)L.nit * L.S;
   k_reduce_items<T><<<grid_of(nit), THREADS, 0, stream>>>(L, B, v, vs, vt, back, (T *)D.part,
                                                           (T *)D.lr, x);
+  mark(s, PSCR_STAGE_SUMS, stream);
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess || L.direct)
     return e;
   const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
   k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
                                                          (T *)D.lr, x);
+  mark(s, PSCR_STAGE_SUMS, stream);
   return pscr_cuda_launch_check(stream);
 }
 
@@ -288,6 +323,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
     if (L.nj > 0) {
       const size_t ncpl = (size_t)B * (size_t)L.nj * L.S;
       k_couple_fwd<T><<<grid_of(ncpl), THREADS, 0, stream>>>(L, F, B, cs, (const T *)D.lr, x);
+      mark(s, PSCR_STAGE_COUPLING, stream);
       if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
         return e;
     }
@@ -300,6 +336,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
       continue;
     const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
     k_couple_back<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;
     if ((e = level_solve<T>(s, d, L, B, cs, x, (const T *)D.lr, rows, stream)) != cudaSuccess)
@@ -595,9 +632,13 @@ static pscr_status solve_on_stream(State *s, const void *f, void *u, cudaStream_
   cudaError_t e;
   const size_t bytes = s->total * s->elem;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
-  if (u != f)
+  pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs); // profiling: the start
+  if (u != f) {
     PSCR_CUDA_GOTO(st, out, cudaMemcpyAsync(u, f, bytes, cudaMemcpyDefault, cs));
+    pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
+  }
   PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), cs));
+  pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
   if (s->cplx)
     e = pscr_cuda::run_dim<pscr_cuda::zc>(s, 0, 1, (pscr_cuda::zc *)u,
                                           (const pscr_cuda::zc *)s->cs0, rows, cs);
@@ -612,6 +653,7 @@ static pscr_status solve_on_stream(State *s, const void *f, void *u, cudaStream_
     if (grid > 4u * (unsigned)s->sms)
       grid = 4u * (unsigned)s->sms;
     pscr_cuda::k_nan_if_flag<<<grid, pscr_cuda::THREADS, 0, cs>>>(s->flag, (double *)u, count);
+    pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
     PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
   }
 out:
@@ -704,3 +746,57 @@ out:
 }
 
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
+
+extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads)
+{
+  const State *s = (const State *)state;
+  *rows = s->rows;
+  *threads = s->rows > 0 ? s->part_p : 1;
+}
+
+extern "C" pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u,
+                                                     void *stream, double *ms, size_t launches)
+{
+  State *s = (State *)state;
+  pscr_cuda::Prof prof = {};
+  pscr_status st = PSCR_SUCCESS;
+  cudaStream_t cs = (cudaStream_t)stream;
+  // One event for the start, one after each launch.
+  const size_t cap = launches + 1;
+  prof.ev = (cudaEvent_t *)calloc(cap, sizeof *prof.ev);
+  prof.kind = (int *)calloc(cap, sizeof *prof.kind);
+  size_t made = 0;
+  if (!prof.ev || !prof.kind) {
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "%zu profiling events", cap);
+    goto out;
+  }
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  for (; made < cap; made++)
+    PSCR_CUDA_GOTO(st, out, cudaEventCreate(&prof.ev[made]));
+  prof.cap = cap;
+  s->prof = &prof;
+  st = solve_on_stream(s, f, u, cs, s->rows);
+  s->prof = nullptr;
+  if (st != PSCR_SUCCESS)
+    goto out;
+  PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(cs));
+  if (prof.overflow || prof.n != cap) {
+    st = PSCR_ERROR(PSCR_ERROR_DEVICE,
+                    "profiling: the solve made %s launches than the cost model's %zu",
+                    prof.overflow ? "more" : "fewer", launches);
+    goto out;
+  }
+  PSCR_CUDA_GOTO(st, out, prof.err);
+  for (size_t i = 1; i < prof.n; i++) {
+    float t = 0;
+    PSCR_CUDA_GOTO(st, out, cudaEventElapsedTime(&t, prof.ev[i - 1], prof.ev[i]));
+    ms[prof.kind[i]] += t;
+  }
+out:
+  s->prof = nullptr;
+  for (size_t i = 0; i < made; i++)
+    cudaEventDestroy(prof.ev[i]);
+  free(prof.ev);
+  free(prof.kind);
+  return st;
+}

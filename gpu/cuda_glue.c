@@ -148,6 +148,8 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
   size_t bytes = 0;
   st = pscr_cuda_state_setup(&v, &p->backend_data, &bytes);
   p->device_bytes += bytes;
+  if (st == PSCR_SUCCESS)
+    pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads);
   pscr_cuda_view_free(&v);
   return st;
 }
@@ -173,6 +175,18 @@ static pscr_status pscr_cuda_solve_device(pscr_plan *p, const void *f, void *u, 
   return pscr_cuda_state_solve_device(p->backend_data, f, u, stream);
 }
 
+static pscr_status pscr_cuda_solve_profile(pscr_plan *p, const void *f, void *u, void *stream,
+                                           double *ms)
+{
+  pscr_cost cost[PSCR_STAGE_COUNT], total;
+  double min_bytes;
+  pscr_cost_model(p, cost, &total, &min_bytes);
+  /* One event per launch; the solve must make exactly the launches the cost
+     model counts (no copy when u == f), which checks the model. */
+  const size_t launches = (size_t)total.launches - (u == f ? 1 : 0);
+  return pscr_cuda_state_solve_profile(p->backend_data, f, u, stream, ms, launches);
+}
+
 static void pscr_cuda_destroy(pscr_plan *p)
 {
   pscr_cuda_state_destroy(p->backend_data);
@@ -185,6 +199,7 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .upload = pscr_cuda_upload,
     .solve = pscr_cuda_solve,
     .solve_device = pscr_cuda_solve_device,
+    .solve_profile = pscr_cuda_solve_profile,
     .destroy = pscr_cuda_destroy,
 };
 

@@ -67,6 +67,13 @@ pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view *v);
 pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u);
 pscr_status pscr_cuda_state_solve_device(void *state, const void *f, void *u, void *stream);
 void pscr_cuda_state_destroy(void *state);
+/* The level-3 solver chosen at setup: rows per thread (0: plain Thomas) and
+   threads per subproblem. */
+void pscr_cuda_state_level3(const void *state, int *rows, int *threads);
+/* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
+   `launches` launches. */
+pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,
+                                          double *ms, size_t launches);
 
 #ifdef __cplusplus
 }

@@ -193,8 +193,67 @@ PSCR_EXTERN pscr_status pscr_solve(pscr_plan *plan, const void *f, void *u);
 PSCR_EXTERN pscr_status pscr_solve_device(pscr_plan *plan, const void *f, void *u,
                                           void *stream);
 
+/**
+ * @brief pscr_solve_device, timed per stage kind with CUDA events (for
+ *        roofline studies; not for production solves).
+ *
+ * Records an event after every launch of the solve on @p stream, waits for
+ * the stream, and adds the time between consecutive events to the stage
+ * kind of the launch that ends the interval. The events separate the
+ * launches, so the sum is a little above the time of an unprofiled solve.
+ * Unlike pscr_solve_device it creates and destroys events and synchronizes.
+ *
+ * @param[in]  plan, f, u, stream  as for pscr_solve_device.
+ * @param[out] ms  PSCR_STAGE_COUNT entries: milliseconds per stage kind.
+ * @return as pscr_solve_device; PSCR_ERROR_NOT_SUPPORTED on a CPU plan.
+ */
+PSCR_EXTERN pscr_status pscr_solve_device_profile(pscr_plan *plan, const void *f, void *u,
+                                                  void *stream, double *ms);
+
 /** @brief Release a plan and everything it owns. NULL is allowed. */
 PSCR_EXTERN void pscr_plan_destroy(pscr_plan *plan);
+
+/**
+ * Stage kinds of a solve, for the cost model (pscr_info.cost) and the
+ * profile (pscr_solve_device_profile); the paper's Figs. 6-7 split the time
+ * the same way (level-1/2 stages against the level-3 solver).
+ */
+typedef enum pscr_stage {
+  PSCR_STAGE_LEVEL3,   /**< level 3: the tridiagonal subproblems (A_l + s M_l) y = r of the
+                            last dimension, their right-hand sides formed on the fly (eqs. 25, 28) */
+  PSCR_STAGE_SUMS,     /**< weighted sums over eigenpairs: L_B, R_B (eq. 26) and u on D(B)
+                            (eq. 29) */
+  PSCR_STAGE_COUPLING, /**< couplings T(j, j+-1) y: the F_j updates (eq. 27) and gL, gR of
+                            the back substitution */
+  PSCR_STAGE_GATHER,   /**< 3D: right-hand sides of the 2D subproblems, formed as whole slabs */
+  PSCR_STAGE_OTHER,    /**< copying f to u, clearing and testing the singular flag */
+  PSCR_STAGE_COUNT
+} pscr_stage;
+
+/** @brief Name of a stage kind ("level3", "sums", ...); "unknown" otherwise. */
+PSCR_EXTERN const char *pscr_stage_name(pscr_stage stage);
+
+/**
+ * Modelled work of one solve in one stage kind, from the plan's level
+ * structure (src/cost.c states the model line by line):
+ * - flops: floating-point operations as the backend executes them. Real: +,
+ *   -, *, / and a reciprocal count 1 (an FMA 2). Complex: + 2, * 6, a
+ *   reciprocal 9 (the scaled formula of the kernels), |.|_1 1. The level-3
+ *   count is that of the backend's solver (plain Thomas, or the CUDA
+ *   partitioned Thomas/PCR hybrid with its redundant work and padding).
+ * - bytes: global-memory traffic of the stage's kernels, each kernel reading
+ *   every distinct vector-sized element it needs once and writing every
+ *   element it produces once (perfect caching within a kernel, none between
+ *   kernels); O(n) tables (factors, eigenvalues, weights, index tables) are
+ *   not counted.
+ * - launches: CUDA kernel launches and copies (the CPU backend runs the same
+ *   stages as OpenMP loops).
+ */
+typedef struct pscr_cost {
+  double flops;
+  double bytes;
+  double launches;
+} pscr_cost;
 
 /** What a plan is, as built. */
 typedef struct pscr_info {
@@ -207,6 +266,17 @@ typedef struct pscr_info {
   size_t eigenpairs;      /**< eigenpairs stored, all levels and dimensions */
   size_t workspace_bytes; /**< host memory owned by the plan */
   size_t device_bytes;    /**< device memory owned by the plan */
+  /**
+   * Level-3 solver of the plan: rows per thread M of the CUDA partitioned
+   * Thomas/PCR solver (2, 4, 8 or 16) and threads per subproblem P (a power
+   * of two, P M >= n_last); 0 and 1 for plain Thomas (the CPU backend, and
+   * CUDA with cuda_rows_per_thread -1 or subproblems too long for P <= 512).
+   */
+  int level3_rows_per_thread;
+  int level3_threads_per_system;
+  pscr_cost cost[PSCR_STAGE_COUNT]; /**< one solve, per stage kind */
+  pscr_cost cost_total;             /**< the sum over stage kinds */
+  double min_bytes; /**< the least traffic of any solve: read f once, write u once */
 } pscr_info;
 
 /**

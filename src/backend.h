@@ -21,6 +21,10 @@ typedef struct pscr_backend_ops {
   pscr_status (*solve)(pscr_plan *plan, const void *f, void *u);
   /* Device arrays on a stream (NULL when the backend has none). */
   pscr_status (*solve_device)(pscr_plan *plan, const void *f, void *u, void *stream);
+  /* pscr_solve_device with CUDA-event times per stage kind (NULL when the
+     backend has none). */
+  pscr_status (*solve_profile)(pscr_plan *plan, const void *f, void *u, void *stream,
+                               double *ms);
   /* Release what setup allocated; must accept a partial setup. */
   void (*destroy)(pscr_plan *plan);
 } pscr_backend_ops;

@@ -487,5 +487,8 @@ pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
   }
   info->workspace_bytes = p->host_bytes;
   info->device_bytes = p->device_bytes;
+  info->level3_rows_per_thread = p->level3_rows;
+  info->level3_threads_per_system = p->level3_rows > 0 ? p->level3_threads : 1;
+  pscr_cost_model(p, info->cost, &info->cost_total, &info->min_bytes);
   return PSCR_SUCCESS;
 }

@@ -41,7 +41,16 @@ struct pscr_plan {
   void *backend_data;
 
   size_t host_bytes, device_bytes;
+
+  /* Level-3 solver (pscr_info): rows per thread and threads per subproblem
+     of the CUDA partitioned solver; 0 and 1 for plain Thomas. Set by the
+     backend's setup. */
+  int level3_rows, level3_threads;
 };
+
+/* The cost model of one solve (cost.c): per stage kind, their sum, and the
+   least traffic of any solve. */
+void pscr_cost_model(const pscr_plan *p, pscr_cost *cost, pscr_cost *total, double *min_bytes);
 
 /* Slab length below dimension d: prod_{e > d} n_e. */
 static inline size_t pscr_plan_slab(const pscr_plan *p, int d)

@@ -40,3 +40,27 @@ pscr_status pscr_solve_device(pscr_plan *plan, const void *f, void *u, void *str
                       plan->ops->name);
   return plan->ops->solve_device(plan, f, u, stream);
 }
+
+pscr_status pscr_solve_device_profile(pscr_plan *plan, const void *f, void *u, void *stream,
+                                      double *ms)
+{
+  pscr_error_clear();
+  if (!plan || !f || !u || !ms)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL",
+                      !plan ? "plan" : !f ? "f" : !u ? "u" : "ms");
+  if (!plan->ops->solve_profile)
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
+                      "pscr_solve_device_profile needs a plan on the CUDA backend (this one is "
+                      "%s)",
+                      plan->ops->name);
+  for (int k = 0; k < PSCR_STAGE_COUNT; k++)
+    ms[k] = 0;
+  return plan->ops->solve_profile(plan, f, u, stream, ms);
+}
+
+const char *pscr_stage_name(pscr_stage stage)
+{
+  static const char *const names[PSCR_STAGE_COUNT] = {"level3", "sums", "coupling", "gather",
+                                                      "other"};
+  return (int)stage >= 0 && stage < PSCR_STAGE_COUNT ? names[stage] : "unknown";
+}

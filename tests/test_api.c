@@ -1,4 +1,5 @@
 /* Public API basics: statuses, version, options, detail messages, operator. */
+#include <complex.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -159,6 +160,86 @@ START_TEST(operator_small)
 }
 END_TEST
 
+
+/*
+ * The cost model (pscr_info.cost) on a CPU plan, n = (15, 10), against
+ * counts derived by hand from the level structure: n1 = 15 has k = 2;
+ * level 1: J_1 = {3, 7, 11}, four blocks of 3 rows with D(B) = B; level 2:
+ * one block 0..14 with D(B) = J_1. A solve runs forward level 1 (12
+ * subproblems), back level 2 (15), back level 1 (12): 39 Thomas solves of 10
+ * rows. Real costs: Thomas 7 flops for row 0, 15 per further row (142 per
+ * system); right-hand sides one FMA per source and row: 36 + 45 + 54 source
+ * rows (back level 1: D(B) plus gL, gR where a neighbour exists), and one add
+ * per shift; level-3 traffic: sources once per block plus the solutions,
+ * (12 + 12) + (5 + 15) + (20 + 12) = 76 slabs of 10.
+ */
+START_TEST(cost_model)
+{
+  double ad[15], ao[14], md[15], c = 0.0;
+  for (int i = 0; i < 15; i++)
+    ad[i] = 2, md[i] = 1;
+  for (int i = 0; i < 14; i++)
+    ao[i] = -1;
+  pscr_pencil p[2] = {{15, ad, ao, md, NULL}, {10, ad, ao, md, NULL}};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  pscr_plan *plan = NULL;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_SUCCESS);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  pscr_plan_destroy(plan);
+  ck_assert_int_eq(info.level3_rows_per_thread, 0);
+  ck_assert_int_eq(info.level3_threads_per_system, 1);
+  const pscr_cost *L3 = &info.cost[PSCR_STAGE_LEVEL3], *sums = &info.cost[PSCR_STAGE_SUMS];
+  const pscr_cost *cpl = &info.cost[PSCR_STAGE_COUPLING], *oth = &info.cost[PSCR_STAGE_OTHER];
+  ck_assert_double_eq(L3->flops, (36 + 45 + 54) * 10 * 2 + 39 + 39 * 142);
+  ck_assert_double_eq(L3->bytes, 76 * 10 * 8);
+  ck_assert_double_eq(L3->launches, 3);
+  /* Sums: 2 FMAs per eigenpair and entry forward, 3 back; read the
+     solutions, write L_B | R_B or u on D(B). */
+  ck_assert_double_eq(sums->flops, (12 * 2 + 15 * 3 + 12 * 3) * 10 * 2);
+  ck_assert_double_eq(sums->bytes, ((12 + 8) + (15 + 3) + (12 + 12)) * 10 * 8);
+  /* Couplings: one T(j, j+-1) y over a slab is 10 (alpha, alpha mass + beta
+     stiff: 2 FMAs and a product) plus 28 stencil terms of 2 FMAs = 162;
+     forward: 6 couplings (+ 10 adds each) and 3 slab updates; back level 1: 6. */
+  ck_assert_double_eq(cpl->flops, 6 * (162 + 10) + 3 * 10 + 6 * 162);
+  ck_assert_double_eq(cpl->bytes, ((6 + 6) + 2 + (6 + 8)) * 10 * 8);
+  ck_assert_double_eq(info.cost[PSCR_STAGE_GATHER].flops, 0);
+  ck_assert_double_eq(oth->bytes, 2 * 150 * 8);
+  ck_assert_double_eq(info.min_bytes, 2 * 150 * 8);
+  double f = 0, b = 0, l = 0;
+  for (int k = 0; k < PSCR_STAGE_COUNT; k++)
+    f += info.cost[k].flops, b += info.cost[k].bytes, l += info.cost[k].launches;
+  ck_assert_double_eq(info.cost_total.flops, f);
+  ck_assert_double_eq(info.cost_total.bytes, b);
+  ck_assert_double_eq(info.cost_total.launches, 12);
+
+  /* Complex: the same traffic in 16-byte elements, more flops per entry. */
+  double complex zad[15], zao[14], zmd[15], zc = 0.5 * I;
+  for (int i = 0; i < 15; i++)
+    zad[i] = 2, zmd[i] = 1;
+  for (int i = 0; i < 14; i++)
+    zao[i] = -1;
+  pscr_pencil pz[2] = {{15, zad, zao, zmd, NULL}, {10, zad, zao, zmd, NULL}};
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_C64, 2, pz, &zc, &o), PSCR_SUCCESS);
+  pscr_info zinfo;
+  ck_assert_int_eq(pscr_plan_info(plan, &zinfo), PSCR_SUCCESS);
+  pscr_plan_destroy(plan);
+  for (int k = 0; k < PSCR_STAGE_COUNT; k++) {
+    ck_assert_double_eq(zinfo.cost[k].bytes, 2 * info.cost[k].bytes);
+    ck_assert(zinfo.cost[k].flops >= 3 * info.cost[k].flops);
+  }
+  ck_assert_str_eq(pscr_stage_name(PSCR_STAGE_LEVEL3), "level3");
+  ck_assert_str_eq(pscr_stage_name(PSCR_STAGE_COUNT), "unknown");
+  double ms[PSCR_STAGE_COUNT];
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve_device_profile(plan, ad, md, NULL, ms), PSCR_ERROR_NOT_SUPPORTED);
+  ck_assert_int_eq(pscr_solve_device_profile(plan, ad, md, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
+  pscr_plan_destroy(plan);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("api");
@@ -170,6 +251,7 @@ int main(void)
   tcase_add_test(tc, last_error_detail);
   tcase_add_test(tc, cuda_request);
   tcase_add_test(tc, operator_small);
+  tcase_add_test(tc, cost_model);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }
