@@ -43,6 +43,56 @@ static pscr_plan *make_plan(const op *o, pscr_backend backend)
   return make_plan_rows(o, backend, 0);
 }
 
+/* pscr_info names the level-3 solver the option asked for: M rows per thread
+   and P threads (the power of two with P M >= n_last) while P <= 512, plain
+   Thomas (0, 1) for -1 or longer systems; automatic: one of those. */
+static void check_level3_info(const pscr_info *info, int nl, int rows)
+{
+  const int M = info->level3_rows_per_thread, P = info->level3_threads_per_system;
+  if (M == 0) {
+    ck_assert_int_eq(P, 1);
+    ck_assert(rows <= 0 || (nl + rows - 1) / rows > 512);
+    return;
+  }
+  ck_assert(rows == 0 || rows == M);
+  ck_assert(M == 2 || M == 4 || M == 8 || M == 16);
+  ck_assert(P >= 1 && P <= 512 && (P & (P - 1)) == 0);
+  ck_assert_msg((long)P * M >= nl && (P == 1 || (long)(P / 2) * M < nl),
+                "n_last %d: P %d, M %d", nl, P, M);
+}
+
+/* pscr_solve_device_profile on device copies of f: the solve must make
+   exactly the launches the cost model counts (the call fails otherwise),
+   give the same u bit for bit as pscr_solve, and time level 3. */
+static void check_profile(pscr_plan *plan, const op *o, const void *f, const void *u_ref,
+                          size_t bytes)
+{
+  void *df = NULL, *du = NULL, *u = malloc(bytes);
+  ck_assert_ptr_nonnull(u);
+  ck_assert_int_eq(cudaMalloc(&df, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  double ms[PSCR_STAGE_COUNT];
+  for (int pass = 0; pass < 2; pass++) {
+    void *out = pass ? df : du; /* out of place, then in place (no copy launch) */
+    pscr_status st = pscr_solve_device_profile(plan, df, out, NULL, ms);
+    ck_assert_msg(st == PSCR_SUCCESS, "profile: %s (%s)", pscr_status_string(st),
+                  pscr_last_error());
+    ck_assert_int_eq(cudaMemcpy(u, out, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    ck_assert_msg(memcmp(u, u_ref, bytes) == 0, "profiled solve differs from pscr_solve");
+    if (!pass)
+      ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+    ck_assert(ms[PSCR_STAGE_LEVEL3] > 0);
+    for (int k = 0; k < PSCR_STAGE_COUNT; k++)
+      ck_assert(ms[k] >= 0 && isfinite(ms[k]));
+    ck_assert(o->ndim == 3 || ms[PSCR_STAGE_GATHER] == 0);
+  }
+  ck_assert_int_eq(pscr_solve_device_profile(plan, df, du, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
+  cudaFree(df);
+  cudaFree(du);
+  free(u);
+}
+
 /* -------------------------------------------------- GPU against the CPU */
 /* scale: NULL, or (sa, sm) applied to dimension 1 and (sm, sa) to dimension 2. */
 /* ratio10: also assert the CUDA backend issue's target "backward error
@@ -86,6 +136,8 @@ static void check_gpu_full(kind k, int ndim, const int *n, uint64_t seed, const 
                   kind_name[k], bg, bc);
   ck_assert_msg(rel <= REL_DIFF, "%s %dD n=%d,%d,%d: cuda differs from cpu by %.3e",
                 kind_name[k], ndim, n[0], n[1], ndim == 3 ? n[2] : 1, rel);
+  check_level3_info(&info, n[ndim - 1], rows);
+  check_profile(gpu, &o, f, ug, N * es);
 
   free(f);
   free(uc);
