@@ -154,3 +154,50 @@ out:
   free(ev);
   return st;
 }
+
+pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
+                              const double *f, int repeat, double *ms, double *sum_ms,
+                              char *msg, size_t len)
+{
+  const size_t bytes = nval * (cplx ? 2 : 1) * sizeof(double);
+  pscr_status st = PSCR_SUCCESS;
+  void *d_f = NULL, *d_u = NULL;
+  gpu_timing t; /* for the GPU_GOTO / PSCR_GOTO messages */
+  double *runs = malloc((size_t)(repeat + 1) * (PSCR_STAGE_COUNT + 1) * sizeof *runs);
+  double *col = malloc((size_t)(repeat + 1) * sizeof *col);
+  memset(&t, 0, sizeof t);
+  if (!runs || !col || repeat < 1) {
+    st = runs && col ? PSCR_ERROR_INVALID_VALUE : PSCR_ERROR_HOST_ALLOC;
+    snprintf(t.msg, sizeof t.msg, "profile tables (repeat %d)", repeat);
+    goto out;
+  }
+  GPU_GOTO(&t, st, out, cudaSetDevice(device));
+  GPU_GOTO(&t, st, out, cudaMalloc(&d_f, bytes));
+  GPU_GOTO(&t, st, out, cudaMalloc(&d_u, bytes));
+  GPU_GOTO(&t, st, out, cudaMemcpy(d_f, f, bytes, cudaMemcpyHostToDevice));
+  /* Run 0 is the warm-up. */
+  for (int r = 0; r <= repeat; r++) {
+    double *row = runs + (size_t)r * (PSCR_STAGE_COUNT + 1);
+    PSCR_GOTO(&t, st, out, pscr_solve_device_profile(plan, d_f, d_u, NULL, row));
+    row[PSCR_STAGE_COUNT] = 0;
+    for (int k = 0; k < PSCR_STAGE_COUNT; k++)
+      row[PSCR_STAGE_COUNT] += row[k];
+  }
+  for (int k = 0; k <= PSCR_STAGE_COUNT; k++) {
+    for (int r = 0; r < repeat; r++)
+      col[r] = runs[(size_t)(r + 1) * (PSCR_STAGE_COUNT + 1) + (size_t)k];
+    qsort(col, (size_t)repeat, sizeof *col, cli_cmp_double);
+    if (k < PSCR_STAGE_COUNT)
+      ms[k] = col[repeat / 2];
+    else
+      *sum_ms = col[repeat / 2];
+  }
+out:
+  if (st)
+    snprintf(msg, len, "%s", t.msg);
+  cudaFree(d_f);
+  cudaFree(d_u);
+  free(runs);
+  free(col);
+  return st;
+}

@@ -46,7 +46,28 @@ pscr_status gpu_describe(int device, char *buf, size_t len);
 pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, const double *f,
                            const double *u_ref, int repeat, gpu_timing *t);
 
+/*
+ * Profile pscr_solve_device per stage kind (pscr_solve_device_profile):
+ * copy f (nval values) to the device, one untimed profiled solve, then
+ * @p repeat profiled solves; ms[k] is the median over them of stage k's
+ * milliseconds and *sum_ms the median of their sums. On error msg says
+ * which call failed.
+ */
+pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
+                              const double *f, int repeat, double *ms, double *sum_ms,
+                              char *msg, size_t len);
+
 #else
+
+static inline pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
+                                            const double *f, int repeat, double *ms,
+                                            double *sum_ms, char *msg, size_t len)
+{
+  (void)plan, (void)device, (void)cplx, (void)nval, (void)f, (void)repeat, (void)ms,
+      (void)sum_ms;
+  snprintf(msg, len, "this pscr build has no CUDA backend");
+  return PSCR_ERROR_NOT_SUPPORTED;
+}
 
 static inline pscr_status gpu_describe(int device, char *buf, size_t len)
 {

@@ -1,0 +1,412 @@
+/*
+ * pscr-roofline: pscr's CUDA solve against the device's roofline and
+ * against the solvers a user could pick instead, all in one process
+ * (paper section 5.3, Fig. 8; issue "Roofline benchmarks").
+ *
+ * 1. Ceilings, measured first (ceilings.cu): copy bandwidth (bytes read +
+ *    written), FP64 and FP32 FMA rates; datasheet values beside them.
+ * 2. Per case (a model problem of problems/, manufactured right-hand side):
+ *    plan (init ms), one host-API solve checked by its backward error
+ *    ||Au-f||/(||A|| ||u||+||f||), then device-only solves timed with CUDA
+ *    events (median of --repeat after warm-up, gpu_timing.c), the pinned
+ *    transfers, and a per-stage profile (pscr_solve_device_profile, median
+ *    per stage kind). Work from pscr_plan_info's cost model: GFLOP/s, GB/s,
+ *    intensity, and the fraction of the roofline bound
+ *    max(flops / FP64 rate, bytes / copy bandwidth) reached.
+ * 3. Baselines, timed the same way and each checking its own answer:
+ *    cuFFT DST-I Poisson (uniform Poisson only), the dense matrix-
+ *    decomposition solver (R64), and cuSPARSE gtsv2StridedBatch /
+ *    gtsvInterleavedBatch on exactly the plan's level-3 batches (against
+ *    pscr's level-3 stage time).
+ *
+ * Output: a table on stdout and, with --csv FILE, one CSV line per run, per
+ * stage kind and per baseline (bench/roofline_plot.py draws the PNG).
+ *
+ *   pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]
+ *                 [--csv FILE] [--device D] [--no-baselines] [--copy-mib M]
+ *
+ * Case names: p = Poisson uniform, g = Poisson graded mesh (grading 0.5),
+ * h = Helmholtz (omega h = 0.5); 2 or 3 = dimensions; n per dimension.
+ * Exit status: 0; 1 when a check failed; 2 usage or no device.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ceilings.h"
+#include "cli_common.h"
+#include "cufft_poisson.h"
+#include "gpu_timing.h"
+#include "pscr.h"
+
+#define MAX_CASES 32
+#define MSG_LEN 512
+/* A solution whose backward error exceeds this fails its row. */
+#define BERR_TOL 1e-12
+
+typedef struct rl_case {
+  char name[16];
+  pscr_problem_kind kind;
+  int ndim, n;
+  double grading;
+} rl_case;
+
+typedef struct rl_opts {
+  rl_case cases[MAX_CASES];
+  int ncases, repeat, device, baselines;
+  size_t copy_mib;
+  const char *csv;
+} rl_opts;
+
+static const char *default_cases = "p2:1023,p2:2047,p2:4095,g2:4095,h2:1023,h2:4095,"
+                                   "p3:63,p3:127,p3:255,h3:127";
+
+static void usage(FILE *out)
+{
+  fprintf(out, "usage: pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]\n"
+               "                     [--csv FILE] [--device D] [--no-baselines] "
+               "[--copy-mib M]\n");
+}
+
+static int parse_cases(const char *arg, rl_opts *o)
+{
+  o->ncases = 0;
+  char *copy = strdup(arg), *save = NULL;
+  if (!copy)
+    return -1;
+  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+    char k = 0;
+    int d = 0, n = 0, used = 0;
+    if (o->ncases == MAX_CASES || sscanf(tok, "%c%d:%d%n", &k, &d, &n, &used) != 3 ||
+        tok[used] || (k != 'p' && k != 'g' && k != 'h') || (d != 2 && d != 3) || n < 2 ||
+        n > 1 << 16) {
+      free(copy);
+      return -1;
+    }
+    rl_case *c = &o->cases[o->ncases++];
+    snprintf(c->name, sizeof c->name, "%c%d:%d", k, d, n);
+    c->kind = k == 'h' ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON;
+    c->ndim = d;
+    c->n = n;
+    c->grading = k == 'g' ? 0.5 : 0.0;
+  }
+  free(copy);
+  return o->ncases > 0 ? 0 : -1;
+}
+
+static int parse_args(int argc, char **argv, rl_opts *o)
+{
+  memset(o, 0, sizeof *o);
+  o->repeat = 20;
+  o->baselines = 1;
+  o->copy_mib = 1024;
+  if (parse_cases(default_cases, o))
+    return -1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--no-baselines"))
+      o->baselines = 0;
+    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      usage(stdout);
+      exit(0);
+    } else if (v && !strcmp(a, "--cases")) {
+      if (parse_cases(v, o))
+        return -1;
+      i++;
+    } else if (v && !strcmp(a, "--repeat"))
+      o->repeat = atoi(argv[++i]);
+    else if (v && !strcmp(a, "--device"))
+      o->device = atoi(argv[++i]);
+    else if (v && !strcmp(a, "--copy-mib"))
+      o->copy_mib = (size_t)atol(argv[++i]);
+    else if (v && !strcmp(a, "--csv"))
+      o->csv = argv[++i];
+    else
+      return -1;
+  }
+  return o->repeat >= GPU_MIN_REPEAT && o->device >= 0 ? 0 : -1;
+}
+
+/* The roofline of the measured ceilings. */
+typedef struct roof {
+  double gbs, gflops; /* copy bandwidth, FP64 FMA rate */
+} roof;
+
+/* Fraction of the roofline bound reached: bound time / measured time. */
+static double roof_fraction(const roof *r, double flops, double bytes, double ms)
+{
+  double t_bound = fmax(flops / (r->gflops * 1e9), bytes / (r->gbs * 1e9));
+  return ms > 0 ? t_bound / (ms * 1e-3) : NAN;
+}
+
+/* One CSV line; NAN fields print empty. */
+static void csv_line(FILE *f, const rl_case *c, const char *dtype, const char *row,
+                     const char *what, double init_ms, double ms, double xfer_ms, double flops,
+                     double bytes, const roof *r, double pscr_ms, double berr)
+{
+  if (!f)
+    return;
+  double gfs = flops / (ms * 1e6), gbs = bytes / (ms * 1e6);
+  fprintf(f, "%s,%d,%d,%s,%s,%s", c->name, c->ndim, c->n, dtype, row, what);
+  const double v[] = {init_ms,
+                      ms,
+                      xfer_ms,
+                      flops,
+                      bytes,
+                      gfs,
+                      gbs,
+                      bytes > 0 ? flops / bytes : NAN,
+                      roof_fraction(r, flops, bytes, ms),
+                      gbs / r->gbs,
+                      pscr_ms > 0 ? ms / pscr_ms : NAN,
+                      berr};
+  for (size_t i = 0; i < sizeof v / sizeof v[0]; i++) {
+    if (isnan(v[i]))
+      fputs(",", f);
+    else
+      fprintf(f, ",%.6g", v[i]);
+  }
+  fputc('\n', f);
+  fflush(f);
+}
+
+typedef struct rl_problem {
+  pscr_problem *pb;
+  double *b, *u, *au;
+  size_t N;
+  int cplx;
+} rl_problem;
+
+static void problem_free(rl_problem *p)
+{
+  pscr_problem_destroy(p->pb);
+  free(p->b);
+  free(p->u);
+  free(p->au);
+  memset(p, 0, sizeof *p);
+}
+
+static pscr_status problem_setup(rl_problem *p, const rl_case *c, char *msg, size_t len)
+{
+  int sizes[3] = {c->n, c->n, c->n};
+  memset(p, 0, sizeof *p);
+  pscr_status st = pscr_problem_create(&p->pb, c->kind, c->ndim, sizes, NULL, c->grading,
+                                       0.5 * (c->n - 1));
+  if (st) {
+    snprintf(msg, len, "problem: %s", pscr_last_error());
+    return st;
+  }
+  p->cplx = p->pb->dtype == PSCR_C64;
+  p->N = (size_t)p->pb->n[0] * p->pb->n[1] * p->pb->n[2];
+  const size_t words = p->N * (p->cplx ? 2 : 1);
+  p->b = malloc(words * sizeof *p->b);
+  p->u = malloc(words * sizeof *p->u);
+  p->au = malloc(words * sizeof *p->au);
+  if (!p->b || !p->u || !p->au) {
+    snprintf(msg, len, "3 vectors of %zu values", p->N);
+    return PSCR_ERROR_HOST_ALLOC;
+  }
+  if ((st = pscr_problem_manufactured(p->pb, p->b, NULL)))
+    snprintf(msg, len, "right-hand side: %s", pscr_last_error());
+  return st;
+}
+
+static double problem_berr(rl_problem *p, const double *u)
+{
+  double berr = NAN;
+  cli_verify(p->pb, p->b, u, NULL, p->au, &berr, NULL);
+  return berr;
+}
+
+/* The pscr rows of one case; returns the device solve median (ms), or a
+   negative value when the case failed. */
+static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const roof *r,
+                       FILE *csv, pscr_info *info, double *stage_ms, int *failed)
+{
+  char msg[MSG_LEN] = "";
+  const char *dtype = p->cplx ? "C64" : "R64";
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  opts.device = o->device;
+  pscr_plan *plan = NULL;
+  double t0 = cli_now(), med = -1, sum_ms = 0;
+  pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,
+                                    &opts);
+  const double init_ms = 1e3 * (cli_now() - t0);
+  gpu_timing t;
+  memset(&t, 0, sizeof t);
+  if (st) {
+    snprintf(msg, sizeof msg, "plan: %s", pscr_last_error());
+    goto fail;
+  }
+  pscr_plan_info(plan, info);
+  if ((st = pscr_solve(plan, p->b, p->u))) {
+    snprintf(msg, sizeof msg, "solve: %s", pscr_last_error());
+    goto fail;
+  }
+  const double berr = problem_berr(p, p->u);
+  if ((st = gpu_time_solve(plan, o->device, p->cplx, p->N, p->b, p->u, o->repeat, &t))) {
+    snprintf(msg, sizeof msg, "%s", t.msg);
+    goto fail;
+  }
+  if ((st = gpu_profile_solve(plan, o->device, p->cplx, p->N, p->b, o->repeat, stage_ms, &sum_ms,
+                              msg, sizeof msg)))
+    goto fail;
+  med = t.solve_ms_median;
+  const pscr_cost *tot = &info->cost_total;
+  const int bad = !(berr <= BERR_TOL) || !t.bitwise;
+  *failed |= bad;
+  printf("%-9s %-4s %-10s %9.1f %9.3f %9.3f %8.1f %8.1f %6.2f %6.1f%% %6.1f%%  %8.2e%s\n",
+         c->name, dtype, "pscr", init_ms, med, t.h2d_ms + t.d2h_ms, tot->flops / (med * 1e6),
+         tot->bytes / (med * 1e6), tot->flops / tot->bytes,
+         100 * roof_fraction(r, tot->flops, tot->bytes, med),
+         100 * info->min_bytes / (med * 1e6) / r->gbs, berr,
+         bad ? (t.bitwise ? "  FAIL: backward error" : "  FAIL: device != host") : "");
+  csv_line(csv, c, dtype, "run", "pscr", init_ms, med, t.h2d_ms + t.d2h_ms, tot->flops,
+           tot->bytes, r, med, berr);
+  csv_line(csv, c, dtype, "run", "pscr-min-bytes", NAN, med, NAN, tot->flops, info->min_bytes, r,
+           med, NAN);
+  printf("  stages (profiled, sum %.3f ms; level 3: M = %d rows/thread, P = %d):\n", sum_ms,
+         info->level3_rows_per_thread, info->level3_threads_per_system);
+  for (int k = 0; k < PSCR_STAGE_COUNT; k++) {
+    const pscr_cost *s = &info->cost[k];
+    if (s->launches == 0)
+      continue;
+    const double ms = stage_ms[k];
+    printf("  %-9s %4.0f launches %9.3f ms %5.1f%%  %8.1f GFLOP/s %8.1f GB/s (%5.1f%% of copy) "
+           "%6.2f flop/B  roofline %5.1f%%\n",
+           pscr_stage_name((pscr_stage)k), s->launches, ms, 100 * ms / sum_ms,
+           s->flops / (ms * 1e6), s->bytes / (ms * 1e6), 100 * s->bytes / (ms * 1e6) / r->gbs,
+           s->bytes > 0 ? s->flops / s->bytes : 0, 100 * roof_fraction(r, s->flops, s->bytes, ms));
+    csv_line(csv, c, dtype, "stage", pscr_stage_name((pscr_stage)k), NAN, ms, NAN, s->flops,
+             s->bytes, r, NAN, NAN);
+  }
+  pscr_plan_destroy(plan);
+  return med;
+fail:
+  printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, "pscr", pscr_status_string(st), msg);
+  *failed = 1;
+  pscr_plan_destroy(plan);
+  return -1;
+}
+
+/* A baseline row: its time against pscr's. */
+static void baseline_row(const rl_case *c, const char *dtype, const char *what, double init_ms,
+                         double ms, double berr, double pscr_ms, double flops, double bytes,
+                         const roof *r, FILE *csv, int *failed)
+{
+  const int bad = !(berr <= BERR_TOL);
+  *failed |= bad;
+  printf("%-9s %-4s %-10s %9.1f %9.3f %9s %8s %8s %6s %7s %7s  %8.2e  pscr %.2fx%s\n", c->name,
+         dtype, what, init_ms, ms, "-", "-", "-", "-", "-", "-", berr, ms / pscr_ms,
+         bad ? "  FAIL: backward error" : "");
+  csv_line(csv, c, dtype, "baseline", what, init_ms, ms, NAN, flops, bytes, r, pscr_ms, berr);
+}
+
+static void run_cufft(const rl_case *c, rl_problem *p, const rl_opts *o, const roof *r,
+                      double pscr_ms, FILE *csv, int *failed)
+{
+  char msg[MSG_LEN] = "";
+  bl_cufft *s = NULL;
+  double med = 0, min = 0, t0 = cli_now();
+  pscr_status st = bl_cufft_create(&s, o->device, c->ndim, p->pb->pencils, p->pb->shift[0], msg,
+                                   sizeof msg);
+  const double init_ms = 1e3 * (cli_now() - t0);
+  if (!st) {
+    memset(p->u, 0, p->N * sizeof *p->u);
+    st = bl_cufft_time(s, p->b, p->u, o->repeat, &med, &min, msg, sizeof msg);
+  }
+  if (st) {
+    printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, "R64", "cufft", pscr_status_string(st),
+           msg);
+    *failed = 1;
+  } else {
+    baseline_row(c, "R64", "cufft", init_ms, med, problem_berr(p, p->u), pscr_ms, NAN, NAN, r,
+                 csv, failed);
+  }
+  bl_cufft_destroy(s);
+}
+
+int main(int argc, char **argv)
+{
+  rl_opts o;
+  char desc[MSG_LEN];
+  int failed = 0;
+  if (parse_args(argc, argv, &o)) {
+    usage(stderr);
+    return 2;
+  }
+  if (gpu_describe(o.device, desc, sizeof desc)) {
+    fprintf(stderr, "pscr-roofline: %s\n", desc);
+    return 2;
+  }
+  printf("# pscr-roofline (pscr %s): %s\n", pscr_version(), desc);
+  gpu_ceilings ceil;
+  if (gpu_measure_ceilings(o.device, o.copy_mib << 20, &ceil, desc, sizeof desc)) {
+    fprintf(stderr, "pscr-roofline: ceilings: %s\n", desc);
+    return 2;
+  }
+  printf("# ceilings (median of %d, CUDA events): copy kernel %.0f GB/s, cudaMemcpy D2D %.0f GB/s "
+         "(read + written, 2 x %zu MiB); FP64 FMA %.0f GFLOP/s; FP32 FMA %.0f GFLOP/s\n",
+         GPU_CEIL_REPEAT, ceil.copy_gbs, ceil.memcpy_gbs, ceil.copy_bytes >> 20, ceil.fp64_gflops,
+         ceil.fp32_gflops);
+  if (ceil.sheet_name[0])
+    printf("# datasheet (%s): DRAM %.0f GB/s, FP64 %.0f GFLOP/s, FP32 %.0f GFLOP/s (no tensor "
+           "cores)\n",
+           ceil.sheet_name, ceil.sheet_gbs, ceil.sheet_fp64, ceil.sheet_fp32);
+  else
+    printf("# datasheet: this device is not in ceilings.cu's table\n");
+  const roof r = {ceil.copy_gbs, ceil.fp64_gflops};
+  printf("# roofline: measured copy bandwidth and FP64 FMA rate; work from pscr_plan_info's cost "
+         "model; solve = device-only median of %d (CUDA events) after warm-up; xfer = pinned H2D "
+         "+ D2H\n",
+         o.repeat);
+  printf("# roof%% = max(flops/FP64, bytes/BW) / time; minB%% = (read f + write u) / time / BW\n");
+  FILE *csv = NULL;
+  if (o.csv) {
+    csv = fopen(o.csv, "w");
+    if (!csv) {
+      fprintf(stderr, "pscr-roofline: cannot write %s\n", o.csv);
+      return 2;
+    }
+    fprintf(csv, "# device: %s; copy_gbs %.1f; fp64_gflops %.1f; fp32_gflops %.1f; "
+                 "memcpy_gbs %.1f; sheet %s %.0f %.0f %.0f\n",
+            desc, ceil.copy_gbs, ceil.fp64_gflops, ceil.fp32_gflops, ceil.memcpy_gbs,
+            ceil.sheet_name[0] ? ceil.sheet_name : "-", ceil.sheet_gbs, ceil.sheet_fp64,
+            ceil.sheet_fp32);
+    fprintf(csv, "case,ndim,n,dtype,row,what,init_ms,solve_ms,transfer_ms,flops,bytes,gflops,gbs,"
+                 "intensity,roof_frac,bw_frac,ratio_to_pscr,berr\n");
+  }
+  printf("%-9s %-4s %-10s %9s %9s %9s %8s %8s %6s %7s %7s  %8s\n", "case", "type", "solver",
+         "init_ms", "solve_ms", "xfer_ms", "GFLOP/s", "GB/s", "flop/B", "roof%", "minB%",
+         "berr");
+  for (int i = 0; i < o.ncases; i++) {
+    const rl_case *c = &o.cases[i];
+    rl_problem p;
+    char msg[MSG_LEN] = "";
+    pscr_status st = problem_setup(&p, c, msg, sizeof msg);
+    if (st) {
+      printf("%-9s FAILED: %s: %s\n", c->name, pscr_status_string(st), msg);
+      failed = 1;
+      problem_free(&p);
+      continue;
+    }
+    pscr_info info;
+    double stage_ms[PSCR_STAGE_COUNT] = {0};
+    const double pscr_ms = run_pscr(c, &p, &o, &r, csv, &info, stage_ms, &failed);
+    if (pscr_ms > 0 && o.baselines) {
+      if (c->kind == PSCR_PROBLEM_POISSON && c->grading == 0)
+        run_cufft(c, &p, &o, &r, pscr_ms, csv, &failed);
+    }
+    problem_free(&p);
+  }
+  if (csv)
+    fclose(csv);
+  if (failed)
+    printf("# a check failed (see FAIL above)\n");
+  return failed ? 1 : 0;
+}
