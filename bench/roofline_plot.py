@@ -34,7 +34,7 @@ def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
     device, ceil, rows = read(sys.argv[1])
-    bw, fp64, fp32 = ceil["copy_gbs"], ceil["fp64_gflops"], ceil["fp32_gflops"]
+    bw, fp64, fp32 = ceil["roof_gbs"], ceil["fp64_gflops"], ceil["fp32_gflops"]
     fig, ax = plt.subplots(figsize=(9, 6.5))
     xs = [10 ** (k / 20) for k in range(-50, 51)]
     ax.plot(xs, [min(fp64, bw * x) for x in xs], "k-", lw=2,
