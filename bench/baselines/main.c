@@ -3,7 +3,16 @@
  * Poisson problem (pscr_problem_create, PSCR_PROBLEM_POISSON, grading 0;
  * eq. 31), to set pscr's solve times beside: FFTW's DST-I on the CPU
  * (fftw_poisson.c) and a cuFFT DST-I on the GPU (cufft_poisson.cu). Both
- * solve exactly the operator pscr solves (baseline_common.h).
+ * solve exactly the operator pscr solves (baseline_common.h). On the GPU
+ * also:
+ *   dense: the dense matrix-decomposition solver (dense_md.h: eigenvector
+ *          GEMMs on cuBLAS, Thomas along the last dimension), the generic
+ *          fast solver that also works on non-uniform meshes;
+ *   gtsv2, gtsvI: cuSPARSE gtsv2StridedBatch / gtsvInterleavedBatch on
+ *          exactly the level-3 launches of one pscr solve of the problem
+ *          (level3_batches.h, cusparse_level3.h; the launches come from a
+ *          CPU-backend pscr plan, whose shifts equal the CUDA plan's). These
+ *          rows time pscr's level-3 work only, not a whole solve.
  *
  * For each size: build the problem and the manufactured right-hand side,
  * plan, then
@@ -12,46 +21,63 @@
  *   cufft: BL_CUFFT_WARMUP untimed device solves, the median (and minimum)
  *          of --gpu-repeat (default and at least 10) device-only solves timed
  *          with CUDA events, device arrays (transfers excluded);
+ *   dense: BL_DENSE_WARMUP untimed device solves, then as cufft; setup_ms
+ *          is the whole create, LAPACKE eigendecompositions included;
+ *   gtsv2, gtsvI: per launch one warm-up and --gpu-repeat event-timed calls,
+ *          the sum over launches of the per-launch medians (and minima);
+ *          setup_ms is pscr_plan_create (CPU) plus the launch list;
  * and check the answer: the normwise backward error
  * ||A u - f||_inf / (||A||_inf ||u||_inf + ||f||_inf), A applied by
  * pscr_operator_apply from the problem's own pencils. A row whose backward
- * error exceeds BERR_TOL fails.
+ * error exceeds BERR_TOL fails (dense: DENSE_BERR_TOL, which grows with n
+ * like the eigenvectors' orthogonality). The gtsv rows' berr column is the
+ * largest per-system backward error of the tridiagonal solves
+ * (cusparse_level3.h), failing above BL_GTSV_BERR_TOL.
  *
  *   pscr-baselines [--2d N,N,..|none] [--3d N,N,..|none] [--repeat R]
  *                  [--gpu-repeat R] [--threads T] [--estimate]
- *                  [--no-cpu] [--no-gpu] [--device D]
+ *                  [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv] [--device D]
  *
  * Defaults: --2d 1023,2047,4095 --3d 63,127,255. Exit status: 0, 1 when a
  * row failed, 2 usage.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli_common.h"
 #include "cufft_poisson.h"
+#include "cusparse_level3.h"
+#include "dense_md.h"
 #include "fftw_poisson.h"
 #include "gpu_timing.h"
+#include "level3_batches.h"
 #include "pscr.h"
 
 /* Backward error above this fails a row: 64 eps (the solvers reach ~1 eps). */
 #define BERR_TOL (64.0 * DBL_EPSILON)
+/* The dense MD solver inherits its eigenvectors' O(n eps) orthogonality:
+   max(64 eps, 10 n eps), the bound tests/test_solve.c uses for pscr at
+   large n. */
+#define DENSE_BERR_TOL(n) fmax(BERR_TOL, 10.0 * (double)(n) * DBL_EPSILON)
 #define MAX_SIZES 16
 #define MSG_LEN 512
 
 typedef struct options {
   int sizes[2][MAX_SIZES]; /* [0]: 2D, [1]: 3D */
   int nsizes[2];
-  int repeat, gpu_repeat, threads, measure, cpu, gpu, device;
+  int repeat, gpu_repeat, threads, measure, cpu, gpu, dense, gtsv, device;
 } options;
 
 static void usage(FILE *out)
 {
   fprintf(out, "usage: pscr-baselines [--2d N,N,..|none] [--3d N,N,..|none] [--repeat R]\n"
                "                      [--gpu-repeat R] [--threads T] [--estimate]\n"
-               "                      [--no-cpu] [--no-gpu] [--device D]\n");
+               "                      [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv]\n"
+               "                      [--device D]\n");
 }
 
 /* "1023,2047" -> sizes; "none" -> 0 sizes. Returns -1 on a bad list. */
@@ -82,7 +108,7 @@ static int parse_args(int argc, char **argv, options *o)
   o->nsizes[0] = o->nsizes[1] = 3;
   o->repeat = 5;
   o->gpu_repeat = 20;
-  o->measure = o->cpu = o->gpu = 1;
+  o->measure = o->cpu = o->gpu = o->dense = o->gtsv = 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (!strcmp(a, "--estimate"))
@@ -91,6 +117,10 @@ static int parse_args(int argc, char **argv, options *o)
       o->cpu = 0;
     else if (!strcmp(a, "--no-gpu"))
       o->gpu = 0;
+    else if (!strcmp(a, "--no-dense"))
+      o->dense = 0;
+    else if (!strcmp(a, "--no-gtsv"))
+      o->gtsv = 0;
     else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
       usage(stdout);
       exit(0);
@@ -235,6 +265,97 @@ out:
   return failed;
 }
 
+/* Dense MD: create (LAPACKE + uploads), device-only event timing, check. */
+static int run_dense(bl_case *c, const options *o, const char *prob, int n)
+{
+  char msg[MSG_LEN] = "", note[MSG_LEN] = "";
+  bl_dense *s = NULL;
+  double med = 0, min = 0, eig_ms = 0, t0 = cli_now();
+  size_t bytes = 0;
+  int failed = 1;
+  pscr_status st = bl_dense_create(&s, o->device, c->pb->dtype, c->pb->ndim, c->pb->pencils,
+                                   c->pb->shift, msg, sizeof msg);
+  double plan_ms = 1e3 * (cli_now() - t0);
+  if (!st) {
+    memset(c->u, 0, c->N * sizeof *c->u);
+    st = bl_dense_time(s, c->b, c->u, o->gpu_repeat, &med, &min, msg, sizeof msg);
+  }
+  if (st) {
+    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "dense", pscr_status_string(st), msg);
+    goto out;
+  }
+  bl_dense_info(s, &eig_ms, &bytes);
+  {
+    int nmax = 1;
+    for (int d = 0; d < c->pb->ndim; d++)
+      nmax = c->pb->n[d] > nmax ? c->pb->n[d] : nmax;
+    double berr = backward_error(c), tol = DENSE_BERR_TOL(nmax);
+    failed = !(berr <= tol);
+    snprintf(note, sizeof note, "%seig %.0f ms, %.0f MB on the device, berr bound %.1e",
+             failed ? "FAIL: backward error; " : "", eig_ms, (double)bytes / 1e6, tol);
+    print_row(prob, n, "dense", -1, plan_ms, med, min, berr, note);
+  }
+out:
+  bl_dense_destroy(s);
+  return failed;
+}
+
+/* cuSPARSE gtsv on the level-3 launches of a pscr solve of this problem:
+   both variants. Returns the number of failed rows. */
+static int run_gtsv(bl_case *c, const options *o, const char *prob, int n)
+{
+  static const struct {
+    bl_gtsv_variant v;
+    const char *name;
+  } vars[2] = {{BL_GTSV2_STRIDED, "gtsv2"}, {BL_GTSV_INTERLEAVED, "gtsvI"}};
+  char msg[MSG_LEN] = "";
+  pscr_plan *plan = NULL;
+  bl_l3_list list;
+  pscr_options po;
+  int failed = 0;
+  double t0 = cli_now();
+  pscr_status st;
+
+  memset(&list, 0, sizeof list);
+  pscr_options_init(&po);
+  po.backend = PSCR_BACKEND_CPU;
+  po.num_threads = o->threads;
+  st = pscr_plan_create(&plan, c->pb->dtype, c->pb->ndim, c->pb->pencils, c->pb->shift, &po);
+  if (st)
+    snprintf(msg, sizeof msg, "pscr_plan_create (CPU): %s", pscr_last_error());
+  if (!st)
+    st = bl_l3_list_build(plan, &list, msg, sizeof msg);
+  if (!st)
+    st = bl_l3_list_verify(plan, &list, msg, sizeof msg);
+  double setup_ms = 1e3 * (cli_now() - t0);
+  if (st) {
+    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "gtsv", pscr_status_string(st), msg);
+    failed = 1;
+    goto out;
+  }
+  for (int k = 0; k < 2; k++) {
+    bl_gtsv_result r;
+    char note[MSG_LEN];
+    st = bl_gtsv_level3_time(&list, vars[k].v, o->device, o->gpu_repeat, NULL, &r, msg,
+                             sizeof msg);
+    if (st) {
+      printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, vars[k].name, pscr_status_string(st),
+             msg);
+      failed++;
+      continue;
+    }
+    snprintf(note, sizeof note,
+             "level 3 only: %d launches, %zu systems, %zu rows, %.3g Grows/s, %.0f MB", r.nlaunch,
+             r.total_sys, r.total_rows, r.rows_per_s / 1e9, (double)r.device_bytes / 1e6);
+    print_row(prob, n, vars[k].name, -1, setup_ms, r.ms_total, r.ms_min_total, r.max_berr,
+              note);
+  }
+out:
+  bl_l3_list_free(&list);
+  pscr_plan_destroy(plan);
+  return failed;
+}
+
 int main(int argc, char **argv)
 {
   options o;
@@ -263,6 +384,17 @@ int main(int argc, char **argv)
              "CUDA-event-timed solves after %d warm-up\n",
              o.gpu_repeat > BL_CUFFT_MIN_REPEAT ? o.gpu_repeat : BL_CUFFT_MIN_REPEAT,
              BL_CUFFT_WARMUP);
+    if (gpu && o.dense)
+      printf("# gpu: dense: matrix decomposition, LAPACKE eigenvectors, cuBLAS DGEMM "
+             "transforms, Thomas along the last dimension; timed as cufft (%d warm-ups)\n",
+             BL_DENSE_WARMUP);
+    if (gpu && o.gtsv)
+      printf("# gpu: gtsv2 / gtsvI: cuSPARSE gtsv2StridedBatch / gtsvInterleavedBatch (algo 0) "
+             "on pscr's level-3 launches only; per launch the median of %d event-timed calls "
+             "after %d warm-up, summed; berr = max per-system backward error (fails above "
+             "%.0e)\n",
+             o.gpu_repeat > BL_GTSV_MIN_REPEAT ? o.gpu_repeat : BL_GTSV_MIN_REPEAT,
+             BL_GTSV_WARMUP, BL_GTSV_BERR_TOL);
   }
   printf("# backward error ||Au-f||/(||A|| ||u||+||f||) (inf-norms, pscr_operator_apply); "
          "fails above %.1e\n",
@@ -284,6 +416,10 @@ int main(int argc, char **argv)
           failures += run_fftw(&c, &o, prob, n);
         if (gpu)
           failures += run_cufft(&c, &o, prob, n);
+        if (gpu && o.dense)
+          failures += run_dense(&c, &o, prob, n);
+        if (gpu && o.gtsv)
+          failures += run_gtsv(&c, &o, prob, n);
       }
       case_free(&c);
     }
