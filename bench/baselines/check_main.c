@@ -125,36 +125,29 @@ static void ref_gemm(const bl_dense_gemm *g, double *const *ops)
   }
 }
 
-/* The GPU kernel's Thomas solve, same layout and shifts. */
+/* The GPU kernel's loop: bl_dense_tri_one per system, same layout and
+   shifts, on the pencil padded as dense_md.cu pads it. */
 static void ref_tri(const bl_dense_steps *P, const pscr_pencil *pl, double c, const double *lam1,
                     const double *lam2, int n1, double *x)
 {
   const int n = P->n;
+  double *fac = calloc(4 * (size_t)n, sizeof *fac);
+  double *cp = malloc(P->nsys * (size_t)n * sizeof *cp);
   const double *ad = pl->a_diag, *ao = pl->a_off, *md = pl->m_diag, *mo = pl->m_off;
-  double *cp = malloc((size_t)n * sizeof *cp);
-  for (size_t sys = 0; sys < P->nsys; sys++) {
-    double s = c + lam1[sys % (size_t)n1] + (lam2 ? lam2[sys / (size_t)n1] : 0.0);
-    double moff0 = mo && n > 1 ? mo[0] : 0.0;
-    double inv = 1.0 / (ad[0] + s * md[0]);
-    double e = n > 1 ? ao[0] + s * moff0 : 0.0;
-    double xp = x[sys] * inv;
-    x[sys] = xp;
-    cp[0] = e * inv;
-    for (int i = 1; i < n; i++) {
-      size_t idx = sys + (size_t)i * P->nsys;
-      inv = 1.0 / (ad[i] + s * md[i] - e * cp[i - 1]);
-      xp = (x[idx] - e * xp) * inv;
-      x[idx] = xp;
-      e = i < n - 1 ? ao[i] + s * (mo ? mo[i] : 0.0) : 0.0;
-      cp[i] = e * inv;
-    }
-    for (int i = n - 2; i >= 0; i--) {
-      size_t idx = sys + (size_t)i * P->nsys;
-      xp = x[idx] - cp[i] * xp;
-      x[idx] = xp;
+  for (int i = 0; i < n; i++) {
+    fac[i] = ad[i];
+    fac[2 * n + i] = md[i];
+    if (i < n - 1) {
+      fac[n + i] = ao[i];
+      fac[3 * n + i] = mo ? mo[i] : 0.0;
     }
   }
+  for (size_t sys = 0; sys < P->nsys; sys++) {
+    double s = c + lam1[sys % (size_t)n1] + (lam2 ? lam2[sys / (size_t)n1] : 0.0);
+    bl_dense_tri_one(fac, fac + n, fac + 2 * n, fac + 3 * n, n, P->nsys, sys, s, x, cp);
+  }
   free(cp);
+  free(fac);
 }
 
 /* Pencil storage for one dimension. */
@@ -298,12 +291,14 @@ out:
 int main(void)
 {
   check_lists();
-  static const int s2[][2] = {{1, 1}, {1, 5}, {7, 1}, {13, 9}, {64, 33}, {100, 3}};
+  static const int s2[][2] = {{1, 1}, {1, 5}, {7, 1}, {13, 9}, {64, 33}, {100, 3},
+                              {5, 8}, {6, 16}, {4, 17}, {3, 2}};
   for (size_t i = 0; i < sizeof s2 / sizeof *s2; i++) {
     check_dense(2, s2[i], 0, 0.0, 0);
     check_dense(2, s2[i], 1, 2.5, i == 3);
   }
-  static const int s3[][3] = {{1, 1, 1}, {3, 4, 5}, {9, 6, 2}, {17, 12, 10}, {5, 1, 7}};
+  static const int s3[][3] = {{1, 1, 1}, {3, 4, 5}, {9, 6, 2}, {17, 12, 10}, {5, 1, 7},
+                              {3, 2, 24}, {2, 3, 9}};
   for (size_t i = 0; i < sizeof s3 / sizeof *s3; i++) {
     check_dense(3, s3[i], 0, 0.0, i == 3);
     check_dense(3, s3[i], 1, 1.5, 0);

@@ -57,6 +57,7 @@ struct bl_dense {
   bl_dense_steps steps;
   double eig_ms;        /* LAPACKE wall time */
   size_t bytes;         /* device memory held */
+  int sms;              /* multiprocessors of the device */
   cudaStream_t stream;  /* own stream */
   cudaStream_t bound;   /* stream the cuBLAS handle is set to */
   cublasHandle_t blas;
@@ -71,9 +72,9 @@ struct bl_dense {
 
 /*
  * (A_l + s M_l) x_s = r_s for every system s < nsys, in place, row i of
- * system s at x[s + i nsys]; s = c + lam1[s % n1] (+ lam2[s / n1]). Plain
- * Thomas: the sub-diagonal of row i is the super-diagonal of row i-1 (the
- * pencil is symmetric), so each row costs one reciprocal.
+ * system s at x[s + i nsys]; s = c + lam1[s % n1] (+ lam2[s / n1]). One
+ * thread per system (bl_dense_tri_one): consecutive threads touch
+ * consecutive addresses, every thread reads the same pencil entries.
  */
 __global__ void k_tri(const double *__restrict__ fac, int n, size_t nsys, double c,
                       const double *__restrict__ lam1, const double *__restrict__ lam2, int n1,
@@ -85,36 +86,8 @@ __global__ void k_tri(const double *__restrict__ fac, int n, size_t nsys, double
     double s = c + lam1[sys % (size_t)n1];
     if (lam2)
       s += lam2[sys / (size_t)n1];
-    double inv = 1.0 / (ad[0] + s * md[0]);
-    double e = n > 1 ? ao[0] + s * mo[0] : 0.0;
-    double xp = x[sys] * inv, cq = e * inv;
-    x[sys] = xp;
-    if (n > 1)
-      cp[sys] = cq;
-    for (int i = 1; i < n; i++) {
-      const size_t idx = sys + (size_t)i * nsys;
-      inv = 1.0 / (ad[i] + s * md[i] - e * cq);
-      xp = (x[idx] - e * xp) * inv;
-      x[idx] = xp;
-      if (i < n - 1) {
-        e = ao[i] + s * mo[i];
-        cq = e * inv;
-        cp[idx] = cq;
-      }
-    }
-    for (int i = n - 2; i >= 0; i--) {
-      const size_t idx = sys + (size_t)i * nsys;
-      xp = x[idx] - cp[idx] * xp;
-      x[idx] = xp;
-    }
+    bl_dense_tri_one(ad, ao, md, mo, n, nsys, sys, s, x, cp);
   }
-}
-
-static unsigned grid_of(size_t count)
-{
-  size_t g = (count + BL_THREADS - 1) / BL_THREADS;
-  const size_t cap = (size_t)1 << 20;
-  return (unsigned)(g < 1 ? 1 : g > cap ? cap : g);
 }
 
 static double wall_ms(void)
@@ -174,7 +147,14 @@ extern "C" pscr_status bl_dense_solve_device(bl_dense *s, const double *d_f, dou
       return st;
   {
     double *x = P->tri == BL_DENSE_U ? d_u : s->d_work;
-    k_tri<<<grid_of(P->nsys), BL_THREADS, 0, s->bound>>>(
+    /* Few systems (2D: n1 of them): smaller blocks spread them over more
+       multiprocessors. */
+    int threads = BL_THREADS;
+    while (threads > 32 && (P->nsys + threads - 1) / threads < 2 * (size_t)s->sms)
+      threads /= 2;
+    const size_t blocks = (P->nsys + threads - 1) / threads;
+    k_tri<<<(unsigned)(blocks < ((size_t)1 << 20) ? blocks : ((size_t)1 << 20)), threads, 0,
+            s->bound>>>(
         s->d_fac, P->n, P->nsys, s->c, s->d_lam[0], s->ndim == 3 ? s->d_lam[1] : NULL,
         s->n[0], x, s->d_cp);
     BL_CUDA_GOTO(st, out, cudaGetLastError());
@@ -279,6 +259,7 @@ extern "C" pscr_status bl_dense_create(bl_dense **out, int device, pscr_dtype dt
   }
 
   BL_CUDA_GOTO(st, fail, cudaSetDevice(device));
+  BL_CUDA_GOTO(st, fail, cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, device));
   BL_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   BL_CUBLAS_GOTO(st, fail, cublasCreate(&s->blas));
   if ((st = dalloc(s, &s->d_blas_ws, BL_BLAS_WS / sizeof(double), msg, len)))

@@ -212,6 +212,98 @@ typedef struct bl_dense_steps {
      c + lambda1[s % n1] (+ lambda2[s / n1] in 3D). */
 } bl_dense_steps;
 
+#ifdef __CUDACC__
+#define BL_DENSE_HD __host__ __device__
+#else
+#define BL_DENSE_HD
+#endif
+#ifdef __CUDA_ARCH__ /* the device pass only: the host compiler does not know the pragma */
+#define BL_DENSE_UNROLL _Pragma("unroll")
+#else
+#define BL_DENSE_UNROLL
+#endif
+
+/* Rows a Thomas sweep loads ahead (one memory latency per chunk). */
+#define BL_DENSE_TRI_CHUNK 8
+
+/*
+ * @brief (A + s M) y = r for system @p sys of the interleaved layout, in
+ *        place: row i at x[sys + i nsys]; plain Thomas (the sub-diagonal of
+ *        row i is the super-diagonal of row i-1: the pencil is symmetric),
+ *        the right-hand sides and multipliers of BL_DENSE_TRI_CHUNK rows
+ *        loaded before they are used, so that one thread waits for memory
+ *        once per chunk rather than once per row. The body of dense_md.cu's
+ *        kernel, and of the CPU self-check.
+ * @param ad, ao, md, mo  the pencil, n entries each, ao[n-1] = mo[n-1] = 0.
+ * @param cp  multipliers, same layout as x (rows 0 .. n-2 written).
+ */
+static inline BL_DENSE_HD void bl_dense_tri_one(const double *ad, const double *ao,
+                                                const double *md, const double *mo, int n,
+                                                size_t nsys, size_t sys, double s, double *x,
+                                                double *cp)
+{
+  double inv = 1.0 / (ad[0] + s * md[0]);
+  double e = ao[0] + s * mo[0]; /* 0 when n == 1 (padding) */
+  double xp = x[sys] * inv, cq = e * inv;
+  x[sys] = xp;
+  if (n > 1)
+    cp[sys] = cq;
+  int i = 1;
+  for (; i + BL_DENSE_TRI_CHUNK <= n; i += BL_DENSE_TRI_CHUNK) {
+    double r[BL_DENSE_TRI_CHUNK], a[BL_DENSE_TRI_CHUNK], m[BL_DENSE_TRI_CHUNK];
+    double ae[BL_DENSE_TRI_CHUNK], me[BL_DENSE_TRI_CHUNK];
+    BL_DENSE_UNROLL
+    for (int q = 0; q < BL_DENSE_TRI_CHUNK; q++) {
+      r[q] = x[sys + (size_t)(i + q) * nsys];
+      a[q] = ad[i + q];
+      m[q] = md[i + q];
+      ae[q] = ao[i + q];
+      me[q] = mo[i + q];
+    }
+    BL_DENSE_UNROLL
+    for (int q = 0; q < BL_DENSE_TRI_CHUNK; q++) {
+      const size_t idx = sys + (size_t)(i + q) * nsys;
+      inv = 1.0 / (a[q] + s * m[q] - e * cq);
+      xp = (r[q] - e * xp) * inv;
+      x[idx] = xp;
+      e = ae[q] + s * me[q]; /* 0 past the last row */
+      cq = e * inv;
+      if (i + q < n - 1)
+        cp[idx] = cq;
+    }
+  }
+  for (; i < n; i++) {
+    const size_t idx = sys + (size_t)i * nsys;
+    inv = 1.0 / (ad[i] + s * md[i] - e * cq);
+    xp = (x[idx] - e * xp) * inv;
+    x[idx] = xp;
+    e = ao[i] + s * mo[i];
+    cq = e * inv;
+    if (i < n - 1)
+      cp[idx] = cq;
+  }
+  /* Back substitution, rows n-2 .. 0; xp holds row n-1. */
+  i = n - 2;
+  for (; i + 1 >= BL_DENSE_TRI_CHUNK; i -= BL_DENSE_TRI_CHUNK) {
+    double xv[BL_DENSE_TRI_CHUNK], cv[BL_DENSE_TRI_CHUNK];
+    BL_DENSE_UNROLL
+    for (int q = 0; q < BL_DENSE_TRI_CHUNK; q++) {
+      xv[q] = x[sys + (size_t)(i - q) * nsys];
+      cv[q] = cp[sys + (size_t)(i - q) * nsys];
+    }
+    BL_DENSE_UNROLL
+    for (int q = 0; q < BL_DENSE_TRI_CHUNK; q++) {
+      xp = xv[q] - cv[q] * xp;
+      x[sys + (size_t)(i - q) * nsys] = xp;
+    }
+  }
+  for (; i >= 0; i--) {
+    const size_t idx = sys + (size_t)i * nsys;
+    xp = x[idx] - cp[idx] * xp;
+    x[idx] = xp;
+  }
+}
+
 /*
  * @brief The steps of a solve for sizes n[0..ndim-1] (layout in dense_md.cu).
  * @return PSCR_SUCCESS; PSCR_ERROR_INVALID_VALUE (ndim not 2 or 3, n < 1);
