@@ -52,23 +52,6 @@ inline unsigned grid_of(size_t count)
   return (unsigned)(g < cap ? (g > 0 ? g : 1) : cap);
 }
 
-// Stage kernels over `rows` slabs of S entries (a row is a (batch, block) or
-// (batch, index) pair): slab entries along x, rows along y, both
-// grid-stride. Each thread finds its row's indices with one division per
-// row instead of 64-bit divisions per entry (those made the stencil kernels
-// run at a quarter of the copy bandwidth on the H100).
-inline dim3 grid_rows(size_t rows, size_t S)
-{
-  size_t gx = (S + THREADS - 1) / THREADS, gy = rows;
-  // About 16 thread blocks per SM in flight are plenty; past that the
-  // grid-stride loops take over.
-  if (gx > ((size_t)1 << 16))
-    gx = (size_t)1 << 16;
-  if (gy > 65535)
-    gy = 65535;
-  return dim3((unsigned)(gx > 0 ? gx : 1), (unsigned)(gy > 0 ? gy : 1), 1);
-}
-
 } // namespace pscr_cuda
 
 #endif

@@ -267,9 +267,8 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
     mark(s, PSCR_STAGE_LEVEL3, stream);
     return pscr_cuda_launch_check(stream);
   }
-  const size_t nsys = (size_t)B * (size_t)L.ne;
-  k_gather<T><<<grid_rows(nsys, L.S), THREADS, 0, stream>>>(L, B, cs, x, g, (T *)D.v,
-                                                             (T *)D.shifts);
+  const size_t count = (size_t)B * (size_t)L.ne * L.S;
+  k_gather<T><<<grid_of(count), THREADS, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
   mark(s, PSCR_STAGE_GATHER, stream);
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess)
@@ -286,16 +285,16 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
                          const T *v, size_t vs, size_t vt, T *x, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
-  const size_t nit = (size_t)B * (size_t)L.nit;
-  k_reduce_items<T><<<grid_rows(nit, L.S), THREADS, 0, stream>>>(L, B, v, vs, vt, back,
-                                                                 (T *)D.part, (T *)D.lr, x);
+  const size_t nit = (size_t)B * (size_t)L.nit * L.S;
+  k_reduce_items<T><<<grid_of(nit), THREADS, 0, stream>>>(L, B, v, vs, vt, back, (T *)D.part,
+                                                          (T *)D.lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess || L.direct)
     return e;
-  const size_t nblk = (size_t)B * (size_t)L.nb;
-  k_reduce_sum<T><<<grid_rows(nblk, L.S), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
-                                                                (T *)D.lr, x);
+  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
+                                                         (T *)D.lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
   return pscr_cuda_launch_check(stream);
 }
@@ -322,9 +321,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
     if ((e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
       return e;
     if (L.nj > 0) {
-      const size_t ncpl = (size_t)B * (size_t)L.nj;
-      k_couple_fwd<T><<<grid_rows(ncpl, L.S), THREADS, 0, stream>>>(L, F, B, cs,
-                                                                    (const T *)D.lr, x);
+      const size_t ncpl = (size_t)B * (size_t)L.nj * L.S;
+      k_couple_fwd<T><<<grid_of(ncpl), THREADS, 0, stream>>>(L, F, B, cs, (const T *)D.lr, x);
       mark(s, PSCR_STAGE_COUPLING, stream);
       if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
         return e;
@@ -336,8 +334,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
     const LevelArgs<T> L = level_of<T>(s, d, i);
     if (L.nb == 0)
       continue;
-    const size_t nblk = (size_t)B * (size_t)L.nb;
-    k_couple_back<T><<<grid_rows(nblk, L.S), THREADS, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+    k_couple_back<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
     mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;

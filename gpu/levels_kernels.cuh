@@ -16,34 +16,25 @@ namespace pscr_cuda {
   for (size_t idx = (size_t)blockIdx.x * blockDim.x + threadIdx.x; idx < (count);        \
        idx += (size_t)gridDim.x * blockDim.x)
 
-// Launched on grid_rows(rows, S): row indices along y, slab entries along x.
-#define PSCR_ROW_STRIDE(row, rows) for (size_t row = blockIdx.y; row < (rows); row += gridDim.y)
-#define PSCR_SLAB_STRIDE(t, S)                                                          \
-  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < (S);                \
-       t += (size_t)gridDim.x * blockDim.x)
-
 // Forward: F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i.
 template <class T>
 __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *lr, T *x)
 {
-  const size_t S = L.S, rows = (size_t)B * (size_t)L.nj;
-  PSCR_ROW_STRIDE(row, rows)
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nj * S;
+  PSCR_GRID_STRIDE(idx, count)
   {
-    const int q = (int)(row % (size_t)L.nj), b = (int)(row / (size_t)L.nj);
+    const size_t t = idx % S, rest = idx / S;
+    const int q = (int)(rest % (size_t)L.nj), b = (int)(rest / (size_t)L.nj);
     const int *jr = L.jl + (size_t)q * 3;
     const int j = jr[0], left = jr[1], right = jr[2];
     const T c = cs[b];
     const T *lrb = lr + (size_t)b * (size_t)L.nb * 2 * S;
-    T *xj = x + ((size_t)b * (size_t)L.n + (size_t)j) * S;
-    PSCR_SLAB_STRIDE(t, S)
-    {
-      T acc = T(0);
-      if (left >= 0)
-        acc += couple(F, L.d, c, j, j - 1, lrb + ((size_t)left * 2 + 1) * S, t);
-      if (right >= 0)
-        acc += couple(F, L.d, c, j, j + 1, lrb + (size_t)right * 2 * S, t);
-      xj[t] -= acc;
-    }
+    T acc = T(0);
+    if (left >= 0)
+      acc += couple(F, L.d, c, j, j - 1, lrb + ((size_t)left * 2 + 1) * S, t);
+    if (right >= 0)
+      acc += couple(F, L.d, c, j, j + 1, lrb + (size_t)right * 2 * S, t);
+    x[((size_t)b * (size_t)L.n + (size_t)j) * S + t] -= acc;
   }
 }
 
@@ -52,23 +43,22 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
 template <class T>
 __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x, T *lr)
 {
-  const size_t S = L.S, rows = (size_t)B * (size_t)L.nb;
-  PSCR_ROW_STRIDE(r, rows)
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
+  PSCR_GRID_STRIDE(idx, count)
   {
-    const int blk = (int)(r % (size_t)L.nb), b = (int)(r / (size_t)L.nb);
+    const size_t t = idx % S, rest = idx / S;
+    const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
     const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
     const int first = row[PSCR_CUDA_BLK_FIRST], last = row[PSCR_CUDA_BLK_LAST];
     const T c = cs[b];
     const T *xb = x + (size_t)b * (size_t)L.n * S;
-    T *out = lr + r * 2 * S;
-    PSCR_SLAB_STRIDE(t, S)
-    {
-      out[t] = first > 0 ? couple(F, L.d, c, first, first - 1, xb + (size_t)(first - 1) * S, t)
-                         : T(0);
-      out[S + t] = last < L.n - 1
-                       ? couple(F, L.d, c, last, last + 1, xb + (size_t)(last + 1) * S, t)
-                       : T(0);
-    }
+    const T gl = first > 0 ? couple(F, L.d, c, first, first - 1, xb + (size_t)(first - 1) * S, t)
+                           : T(0);
+    const T gr = last < L.n - 1 ? couple(F, L.d, c, last, last + 1, xb + (size_t)(last + 1) * S, t)
+                                : T(0);
+    T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
+    out[t] = gl;
+    out[S + t] = gr;
   }
 }
 
@@ -80,37 +70,25 @@ template <class T>
 __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T *g, T *r,
                          T *shifts)
 {
-  const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
-  PSCR_ROW_STRIDE(sys, nsys)
+  const size_t S = L.S, count = (size_t)B * (size_t)L.ne * S;
+  PSCR_GRID_STRIDE(idx, count)
   {
+    const size_t t = idx % S, sys = idx / S;
     const int e = (int)(sys % (size_t)L.ne), b = (int)(sys / (size_t)L.ne);
     const int blk = L.eblk[e];
     const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
-    const int nd = row[PSCR_CUDA_BLK_ND];
     const T *w = L.w + (size_t)e * W_SLOTS;
-    const T w0 = w[0], w1 = nd > 1 ? w[1] : T(0), w2 = nd > 2 ? w[2] : T(0);
-    const T wf = w[W_FIRST], wl = w[W_LAST];
     const T *xb = x + (size_t)b * (size_t)L.n * S;
-    const T *s0 = xb + (size_t)row[PSCR_CUDA_BLK_D] * S;
-    const T *s1 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 1 ? 1 : 0)] * S;
-    const T *s2 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 2 ? 2 : 0)] * S;
-    const T *gb = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
-    T *rs = r + sys * S;
-    PSCR_SLAB_STRIDE(t, S)
-    {
-      T v = T(0);
-      v += w0 * s0[t];
-      if (nd > 1)
-        v += w1 * s1[t];
-      if (nd > 2)
-        v += w2 * s2[t];
-      if (gb) {
-        v -= wf * gb[t];
-        v -= wl * gb[S + t];
-      }
-      rs[t] = v;
+    T v = T(0);
+    for (int q = 0; q < row[PSCR_CUDA_BLK_ND]; q++)
+      v += w[q] * xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t];
+    if (g) {
+      const T *gb = g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
+      v -= w[W_FIRST] * gb[t];
+      v -= w[W_LAST] * gb[S + t];
     }
-    if (blockIdx.x == 0 && threadIdx.x == 0)
+    r[sys * S + t] = v;
+    if (t == 0)
       shifts[sys] = cs[b] + L.lam[e];
   }
 }
@@ -151,34 +129,31 @@ template <class T>
 __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, size_t vt, int back,
                                T *part, T *lr, T *x)
 {
-  const size_t S = L.S, rows = (size_t)B * (size_t)L.nit;
-  PSCR_ROW_STRIDE(row, rows)
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nit * S;
+  PSCR_GRID_STRIDE(idx, count)
   {
-    const int it = (int)(row % (size_t)L.nit), b = (int)(row / (size_t)L.nit);
+    const size_t t = idx % S, rest = idx / S;
+    const int it = (int)(rest % (size_t)L.nit), b = (int)(rest / (size_t)L.nit);
     const int blk = L.items[3 * it], e0 = L.items[3 * it + 1], e1 = L.items[3 * it + 2];
     // Weights: forward w_first, w_last; back w_0, w_1, w_2 (unused ones are zero).
     const int q0 = back ? 0 : W_FIRST, q1 = back ? 1 : W_LAST;
-    const T *vrow = v + ((size_t)b * (size_t)L.ne + (size_t)e0) * vs;
-    PSCR_SLAB_STRIDE(t, S)
-    {
-      T acc0 = T(0), acc1 = T(0), acc2 = T(0);
-      const T *vp = vrow + t * vt;
-      for (int e = e0; e < e1; e++, vp += vs) {
-        const T val = *vp;
-        const T *w = L.w + (size_t)e * W_SLOTS;
-        acc0 += w[q0] * val;
-        acc1 += w[q1] * val;
-        if (back)
-          acc2 += w[2] * val;
-      }
-      if (L.direct) {
-        reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
-      } else {
-        T *out = part + row * 3 * S;
-        out[t] = acc0;
-        out[S + t] = acc1;
-        out[2 * S + t] = acc2;
-      }
+    T acc0 = T(0), acc1 = T(0), acc2 = T(0);
+    const T *vp = v + ((size_t)b * (size_t)L.ne + (size_t)e0) * vs + t * vt;
+    for (int e = e0; e < e1; e++, vp += vs) {
+      const T val = *vp;
+      const T *w = L.w + (size_t)e * W_SLOTS;
+      acc0 += w[q0] * val;
+      acc1 += w[q1] * val;
+      if (back)
+        acc2 += w[2] * val;
+    }
+    if (L.direct) {
+      reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
+    } else {
+      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+      out[t] = acc0;
+      out[S + t] = acc1;
+      out[2 * S + t] = acc2;
     }
   }
 }
@@ -186,23 +161,20 @@ __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, siz
 template <class T>
 __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *lr, T *x)
 {
-  const size_t S = L.S, rows = (size_t)B * (size_t)L.nb;
-  PSCR_ROW_STRIDE(row, rows)
+  const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
+  PSCR_GRID_STRIDE(idx, count)
   {
-    const int blk = (int)(row % (size_t)L.nb), b = (int)(row / (size_t)L.nb);
+    const size_t t = idx % S, rest = idx / S;
+    const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
     const int it0 = L.bitem[2 * blk], nit = L.bitem[2 * blk + 1];
-    const T *in0 = part + ((size_t)b * (size_t)L.nit + (size_t)it0) * 3 * S;
-    PSCR_SLAB_STRIDE(t, S)
-    {
-      T acc0 = T(0), acc1 = T(0), acc2 = T(0);
-      const T *in = in0 + t;
-      for (int it = 0; it < nit; it++, in += 3 * S) {
-        acc0 += in[0];
-        acc1 += in[S];
-        acc2 += in[2 * S];
-      }
-      reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
+    T acc0 = T(0), acc1 = T(0), acc2 = T(0);
+    for (int it = it0; it < it0 + nit; it++) {
+      const T *in = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+      acc0 += in[t];
+      acc1 += in[S + t];
+      acc2 += in[2 * S + t];
     }
+    reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
   }
 }
 

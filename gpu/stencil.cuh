@@ -36,17 +36,7 @@ __device__ inline void mass_stiff(const Facs<T> &F, int r, const T *y, size_t t,
     return;
   }
   const int n2 = F.n[r], n3 = F.n[r + 1];
-  // 32-bit division where the slab allows (every realistic one): a 64-bit
-  // division per entry costs more than the stencil's arithmetic.
-  int i2, i3;
-  if (t <= 0xffffffffu) {
-    const unsigned u = (unsigned)t, q = u / (unsigned)n3;
-    i2 = (int)q;
-    i3 = (int)(u - q * (unsigned)n3);
-  } else {
-    i2 = (int)(t / (size_t)n3);
-    i3 = (int)(t % (size_t)n3);
-  }
+  const int i2 = (int)(t / (size_t)n3), i3 = (int)(t % (size_t)n3);
   for (int s2 = -1; s2 <= 1; s2++) {
     const int j2 = i2 + s2;
     if (j2 < 0 || j2 >= n2)
