@@ -39,6 +39,9 @@
 #include "ceilings.h"
 #include "cli_common.h"
 #include "cufft_poisson.h"
+#include "cusparse_level3.h"
+#include "dense_md.h"
+#include "level3_batches.h"
 #include "gpu_timing.h"
 #include "pscr.h"
 
@@ -226,7 +229,8 @@ static double problem_berr(rl_problem *p, const double *u)
 /* The pscr rows of one case; returns the device solve median (ms), or a
    negative value when the case failed. */
 static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const roof *r,
-                       FILE *csv, pscr_info *info, double *stage_ms, int *failed)
+                       FILE *csv, pscr_info *info, double *stage_ms, pscr_plan **plan_out,
+                       int *failed)
 {
   char msg[MSG_LEN] = "";
   const char *dtype = p->cplx ? "C64" : "R64";
@@ -287,7 +291,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
     csv_line(csv, c, dtype, "stage", pscr_stage_name((pscr_stage)k), NAN, ms, NAN, s->flops,
              s->bytes, r, NAN, NAN);
   }
-  pscr_plan_destroy(plan);
+  *plan_out = plan;
   return med;
 fail:
   printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, "pscr", pscr_status_string(st), msg);
@@ -298,10 +302,10 @@ fail:
 
 /* A baseline row: its time against pscr's. */
 static void baseline_row(const rl_case *c, const char *dtype, const char *what, double init_ms,
-                         double ms, double berr, double pscr_ms, double flops, double bytes,
-                         const roof *r, FILE *csv, int *failed)
+                         double ms, double berr, double tol, double pscr_ms, double flops,
+                         double bytes, const roof *r, FILE *csv, int *failed)
 {
-  const int bad = !(berr <= (dtype[0] == 'C' ? BERR_TOL_COMPLEX : BERR_TOL_REAL));
+  const int bad = !(berr <= tol);
   *failed |= bad;
   printf("%-9s %-4s %-10s %9.1f %9.3f %9s %8s %8s %6s %7s %7s  %8.2e  pscr %.2fx%s\n", c->name,
          dtype, what, init_ms, ms, "-", "-", "-", "-", "-", "-", berr, ms / pscr_ms,
@@ -327,10 +331,78 @@ static void run_cufft(const rl_case *c, rl_problem *p, const rl_opts *o, const r
            msg);
     *failed = 1;
   } else {
-    baseline_row(c, "R64", "cufft", init_ms, med, problem_berr(p, p->u), pscr_ms, NAN, NAN, r,
-                 csv, failed);
+    baseline_row(c, "R64", "cufft", init_ms, med, problem_berr(p, p->u), BERR_TOL_REAL, pscr_ms,
+                 NAN, NAN, r, csv, failed);
   }
   bl_cufft_destroy(s);
+}
+
+/* The dense matrix-decomposition solver (R64): its error is bounded by its
+   eigenvectors' orthogonality, about n eps (bench/baselines/dense_md.h). */
+static void run_dense(const rl_case *c, rl_problem *p, const rl_opts *o, const roof *r,
+                      double pscr_ms, FILE *csv, int *failed)
+{
+  char msg[MSG_LEN] = "";
+  bl_dense *s = NULL;
+  double med = 0, min = 0, t0 = cli_now();
+  pscr_status st = bl_dense_create(&s, o->device, p->pb->dtype, c->ndim, p->pb->pencils,
+                                   p->pb->shift, msg, sizeof msg);
+  const double init_ms = 1e3 * (cli_now() - t0);
+  if (!st) {
+    memset(p->u, 0, p->N * sizeof *p->u);
+    st = bl_dense_time(s, p->b, p->u, o->repeat, &med, &min, msg, sizeof msg);
+  }
+  if (st) {
+    printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, "R64", "dense", pscr_status_string(st),
+           msg);
+    *failed = 1;
+  } else {
+    const double tol = fmax(64 * DBL_EPSILON, 10.0 * c->n * DBL_EPSILON);
+    baseline_row(c, "R64", "dense", init_ms, med, problem_berr(p, p->u), tol, pscr_ms, NAN, NAN,
+                 r, csv, failed);
+  }
+  bl_dense_destroy(s);
+}
+
+/* cuSPARSE on exactly the plan's level-3 launches, against pscr's profiled
+   level-3 stage (right-hand sides and coefficients formed on the fly there;
+   given as arrays to cuSPARSE). */
+static void run_gtsv(const rl_case *c, const pscr_plan *plan, const char *dtype, const rl_opts *o,
+                     const roof *r, double level3_ms, FILE *csv, int *failed)
+{
+  char msg[MSG_LEN] = "";
+  bl_l3_list list;
+  memset(&list, 0, sizeof list);
+  pscr_status st = bl_l3_list_build(plan, &list, msg, sizeof msg);
+  if (st) {
+    printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, "gtsv", pscr_status_string(st),
+           msg);
+    *failed = 1;
+    return;
+  }
+  static const struct {
+    bl_gtsv_variant v;
+    const char *name;
+  } vars[] = {{BL_GTSV2_STRIDED, "gtsv2"}, {BL_GTSV_INTERLEAVED, "gtsvI"}};
+  for (size_t k = 0; k < sizeof vars / sizeof vars[0]; k++) {
+    bl_gtsv_result res;
+    memset(&res, 0, sizeof res);
+    st = bl_gtsv_level3_time(&list, vars[k].v, o->device, o->repeat, NULL, &res, msg, sizeof msg);
+    if (st) {
+      printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, vars[k].name,
+             pscr_status_string(st), msg);
+      *failed = 1;
+      continue;
+    }
+    printf("%-9s %-4s %-10s %9s %9.3f %9s %8s %8s %6s %7s %7s  %8.2e  level 3: %zu launches, "
+           "%.3g rows, %.1f G rows/s; pscr level 3 %.3f ms (%.1f G rows/s): %.2fx\n",
+           c->name, dtype, vars[k].name, "-", res.ms_total, "-", "-", "-", "-", "-", "-",
+           res.max_berr, (size_t)res.nlaunch, (double)res.total_rows, res.rows_per_s * 1e-9,
+           level3_ms, (double)res.total_rows / (level3_ms * 1e6), res.ms_total / level3_ms);
+    csv_line(csv, c, dtype, "baseline-level3", vars[k].name, NAN, res.ms_total, NAN, NAN, NAN, r,
+             level3_ms, res.max_berr);
+  }
+  bl_l3_list_free(&list);
 }
 
 int main(int argc, char **argv)
@@ -400,11 +472,17 @@ int main(int argc, char **argv)
     }
     pscr_info info;
     double stage_ms[PSCR_STAGE_COUNT] = {0};
-    const double pscr_ms = run_pscr(c, &p, &o, &r, csv, &info, stage_ms, &failed);
+    pscr_plan *plan = NULL;
+    const double pscr_ms = run_pscr(c, &p, &o, &r, csv, &info, stage_ms, &plan, &failed);
     if (pscr_ms > 0 && o.baselines) {
       if (c->kind == PSCR_PROBLEM_POISSON && c->grading == 0)
         run_cufft(c, &p, &o, &r, pscr_ms, csv, &failed);
+      if (c->kind == PSCR_PROBLEM_POISSON)
+        run_dense(c, &p, &o, &r, pscr_ms, csv, &failed);
+      run_gtsv(c, plan, p.cplx ? "C64" : "R64", &o, &r, stage_ms[PSCR_STAGE_LEVEL3], csv,
+               &failed);
     }
+    pscr_plan_destroy(plan);
     problem_free(&p);
   }
   if (csv)
