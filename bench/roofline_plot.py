@@ -36,7 +36,7 @@ def main():
     device, ceil, rows = read(sys.argv[1])
     bw, fp64, fp32 = ceil["roof_gbs"], ceil["fp64_gflops"], ceil["fp32_gflops"]
     fig, ax = plt.subplots(figsize=(9, 6.5))
-    xs = [10 ** (k / 20) for k in range(-50, 51)]
+    xs = [10 ** (k / 20) for k in range(-30, 51)]
     ax.plot(xs, [min(fp64, bw * x) for x in xs], "k-", lw=2,
             label=f"roof: copy {bw:.0f} GB/s, FP64 FMA {fp64 / 1e3:.1f} TFLOP/s")
     ax.plot(xs, [min(fp32, bw * x) for x in xs], "k--", lw=1,
@@ -57,6 +57,7 @@ def main():
                 ax.plot(x, y, STAGE_MARKERS.get(r["what"], "+"), color=col, ms=6, mfc="none")
     for stage, m in STAGE_MARKERS.items():
         ax.plot([], [], m, color="gray", mfc="none", label=f"stage: {stage}")
+    ax.set_ylim(bottom=50)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("arithmetic intensity (flop / byte, cost model)")
