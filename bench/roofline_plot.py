@@ -35,7 +35,7 @@ def main():
         sys.exit(__doc__)
     device, ceil, rows = read(sys.argv[1])
     bw, fp64, fp32 = ceil["roof_gbs"], ceil["fp64_gflops"], ceil["fp32_gflops"]
-    fig, ax = plt.subplots(figsize=(9, 6.5))
+    fig, ax = plt.subplots(figsize=(11.5, 6.5))
     xs = [10 ** (k / 20) for k in range(-30, 51)]
     ax.plot(xs, [min(fp64, bw * x) for x in xs], "k-", lw=2,
             label=f"roof: copy {bw:.0f} GB/s, FP64 FMA {fp64 / 1e3:.1f} TFLOP/s")
@@ -43,7 +43,7 @@ def main():
             label=f"FP32 FMA {fp32 / 1e3:.1f} TFLOP/s")
     cases = sorted({r["case"] for r in rows if r["row"] == "run"},
                    key=lambda c: (c[1], c[0], int(c.split(":")[1])))
-    colors = plt.cm.tab10.colors
+    colors = plt.cm.tab20.colors
     for i, case in enumerate(cases):
         col = colors[i % len(colors)]
         for r in rows:
@@ -64,7 +64,7 @@ def main():
     ax.set_ylabel("GFLOP/s")
     ax.set_title(f"pscr solves on {device.split('(')[0].strip()}")
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right", ncol=2)
+    ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     fig.tight_layout()
     fig.savefig(sys.argv[2], dpi=120)
 
