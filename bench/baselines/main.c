@@ -204,8 +204,52 @@ static void print_row(const char *prob, int n, const char *solver, int threads, 
   fflush(stdout);
 }
 
+/* pscr on the CPU backend, timed as FFTW is (the baseline (d) comparison):
+   plan, one warm-up, median of o->repeat wall-clock host-array solves on
+   o->threads threads (0: all), check against pscr's documented bound
+   (1e-13, growing like n eps). Returns the median in *ms; 1: row failed. */
+static int run_pscr_cpu(bl_case *c, const options *o, const char *prob, int n, double *ms)
+{
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  opts.num_threads = o->threads;
+  pscr_plan *plan = NULL;
+  pscr_info info;
+  double *t = malloc((size_t)o->repeat * sizeof *t), t0 = cli_now();
+  pscr_status st = t ? pscr_plan_create(&plan, c->pb->dtype, c->pb->ndim, c->pb->pencils,
+                                        c->pb->shift, &opts)
+                     : PSCR_ERROR_HOST_ALLOC;
+  const double plan_ms = 1e3 * (cli_now() - t0);
+  int failed = 1;
+  *ms = -1;
+  if (!st)
+    st = pscr_solve(plan, c->b, c->u); /* warm-up */
+  for (int r = 0; !st && r < o->repeat; r++) {
+    t0 = cli_now();
+    st = pscr_solve(plan, c->b, c->u);
+    t[r] = 1e3 * (cli_now() - t0);
+  }
+  if (st) {
+    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "pscr", pscr_status_string(st),
+           pscr_last_error());
+    goto out;
+  }
+  pscr_plan_info(plan, &info);
+  qsort(t, (size_t)o->repeat, sizeof *t, cli_cmp_double);
+  const double berr = backward_error(c);
+  failed = !(berr <= fmax(1e-13, 10.0 * n * DBL_EPSILON));
+  *ms = t[o->repeat / 2];
+  print_row(prob, n, "pscr", info.num_threads, plan_ms, *ms, t[0], berr,
+            failed ? "FAIL: backward error" : "CPU backend");
+out:
+  pscr_plan_destroy(plan);
+  free(t);
+  return failed;
+}
+
 /* FFTW: plan, warm up, median of o->repeat wall-clock solves, check. 1: row failed. */
-static int run_fftw(bl_case *c, const options *o, const char *prob, int n)
+static int run_fftw(bl_case *c, const options *o, const char *prob, int n, double pscr_ms)
 {
   char msg[MSG_LEN] = "";
   bl_fftw *s = NULL;
@@ -231,8 +275,11 @@ static int run_fftw(bl_case *c, const options *o, const char *prob, int n)
   qsort(t, (size_t)o->repeat, sizeof *t, cli_cmp_double);
   double berr = backward_error(c);
   failed = !(berr <= BERR_TOL);
+  char note[64] = "";
+  if (pscr_ms > 0)
+    snprintf(note, sizeof note, "pscr CPU / fftw: %.2fx", pscr_ms / t[o->repeat / 2]);
   print_row(prob, n, "fftw", bl_fftw_threads(s), plan_ms, t[o->repeat / 2], t[0], berr,
-            failed ? "FAIL: backward error" : "");
+            failed ? "FAIL: backward error" : note);
 out:
   bl_fftw_destroy(s);
   free(t);
@@ -412,8 +459,11 @@ int main(int argc, char **argv)
         printf("%-9s %6d  FAILED: %s: %s\n", prob, n, pscr_status_string(st), msg);
         failures++;
       } else {
+        double pscr_ms = -1;
+        if (o.cpu)
+          failures += run_pscr_cpu(&c, &o, prob, n, &pscr_ms);
         if (cpu)
-          failures += run_fftw(&c, &o, prob, n);
+          failures += run_fftw(&c, &o, prob, n, pscr_ms);
         if (gpu)
           failures += run_cufft(&c, &o, prob, n);
         if (gpu && o.dense)
