@@ -161,7 +161,9 @@ static void csv_line(FILE *f, const rl_case *c, const char *dtype, const char *r
   if (!f)
     return;
   double gfs = flops / (ms * 1e6), gbs = bytes / (ms * 1e6);
-  fprintf(f, "%s,%d,%d,%s,%s,%s", c->name, c->ndim, c->n, dtype, row, what);
+  /* Every row of this driver runs on the GPU: pscr's CUDA backend and the
+     CUDA baselines. */
+  fprintf(f, "%s,%d,%d,%s,cuda,%s,%s", c->name, c->ndim, c->n, dtype, row, what);
   const double v[] = {init_ms,
                       ms,
                       xfer_ms,
@@ -468,7 +470,7 @@ int main(int argc, char **argv)
             desc, r.gbs, ceil.copy_gbs, ceil.fp64_gflops, ceil.fp32_gflops, ceil.memcpy_gbs,
             ceil.sheet_name[0] ? ceil.sheet_name : "-", ceil.sheet_gbs, ceil.sheet_fp64,
             ceil.sheet_fp32);
-    fprintf(csv, "case,ndim,n,dtype,row,what,init_ms,solve_ms,transfer_ms,flops,bytes,gflops,gbs,"
+    fprintf(csv, "case,ndim,n,dtype,backend,row,what,init_ms,solve_ms,transfer_ms,flops,bytes,gflops,gbs,"
                  "intensity,roof_frac,bw_frac,ratio_to_pscr,berr\n");
   }
   printf("%-9s %-4s %-10s %9s %9s %9s %8s %8s %6s %7s %7s  %8s\n", "case", "type", "solver",
