@@ -10,8 +10,9 @@
  *   twisted_impl.h    twisted factorizations, sixteen eigenvalues at a
  *                     time (real eigenvectors)
  *   invit_impl.h      their acceptance and re-orthogonalization, and
- *                     inverse iteration on the pencil (complex, and where
- *                     twisted vectors fail)
+ *                     inverse iteration on the pencil (sixteen at a time
+ *                     for complex batches; one at a time where batch
+ *                     vectors fail)
  *   driver_impl.h     argument checks and the sequence of the above
  *
  * The EIG_* macros below give each expansion its scalar type and operations.
@@ -137,6 +138,8 @@ static inline double complex eig_cdiv(double complex p, double complex u)
 #define EIG_REFINE 0
 /* Eigenvectors from twisted factorizations (invit_impl.h says when not). */
 #define EIG_TWISTED 1
+/* Batches of real vectors come from twisted factorizations. */
+#define EIG_PIV_LANES 0
 
 static int eig_compare_real(const void *x, const void *y)
 {
@@ -154,6 +157,7 @@ static int eig_compare_real(const void *x, const void *y)
 #undef EIG_EIGENVALUES
 #undef EIG_REFINE
 #undef EIG_TWISTED
+#undef EIG_PIV_LANES
 #undef EIG
 #undef EIG_T
 #undef EIG_IS_REAL
@@ -191,7 +195,11 @@ static int eig_compare_real(const void *x, const void *y)
  * complex symmetric pencil, so the error is squared) when the residual shows
  * the LR value is off. */
 #define EIG_REFINE 1
-#define EIG_TWISTED 0
+/* Batches of vectors from pivoted inverse iteration in lanes (invit_impl.h
+ * piv_produce; unpivoted twisted factorizations lost orthogonality on
+ * near-degenerate pairs), swept like the real twisted batches. */
+#define EIG_TWISTED 1
+#define EIG_PIV_LANES 1
 
 static int eig_compare_complex(const void *x, const void *y)
 {

@@ -78,6 +78,8 @@ static inline EIG(v) EIG(v_sub)(EIG(v) a, EIG(v) b) { return a - b; }
 static inline EIG(v) EIG(v_mul)(EIG(v) a, EIG(v) b) { return a * b; }
 static inline EIG(v) EIG(v_neg)(EIG(v) a) { return -a; }
 static inline eig_vd EIG(v_abs1)(EIG(v) a) { return eig_vd_abs(a); }
+/* a times the real lane factors r. */
+static inline EIG(v) EIG(v_rscale)(EIG(v) a, eig_vd r) { return a * r; }
 static inline EIG(v) EIG(v_sel)(eig_vm m, EIG(v) a, EIG(v) b) { return eig_vd_sel(m, a, b); }
 static inline EIG_T EIG(v_get)(EIG(v) a, int l) { return a[l]; }
 static inline void EIG(v_put)(EIG(v) * a, int l, EIG_T x) { (*a)[l] = x; }
@@ -110,6 +112,7 @@ static inline EIG(v) EIG(v_mul)(EIG(v) a, EIG(v) b)
 }
 
 static inline EIG(v) EIG(v_neg)(EIG(v) a) { return (EIG(v)){-a.re, -a.im}; }
+static inline EIG(v) EIG(v_rscale)(EIG(v) a, eig_vd r) { return (EIG(v)){a.re * r, a.im * r}; }
 static inline eig_vd EIG(v_abs1)(EIG(v) a) { return eig_vd_abs(a.re) + eig_vd_abs(a.im); }
 
 static inline EIG(v) EIG(v_sel)(eig_vm m, EIG(v) a, EIG(v) b)
