@@ -36,6 +36,10 @@ template <class T> struct LevelArgs {
   int d;      // dimension (0-based)
   int n;    // n_d
   size_t S; // slab length below d: prod_{e > d} n_e
+  // Distance in elements between consecutive batch vectors of x: n_d S when
+  // they are contiguous (every inner dimension), ldu for the right-hand sides
+  // of pscr_solve_device_batch, which may leave gaps between vectors.
+  size_t xs;
 };
 
 // Threads per block of every kernel; kernels loop grid-stride, so the grid

@@ -2,10 +2,13 @@
 // PSCR solve (DESIGN.md section 2), mirroring cpu_solve_impl.h. Each stage of
 // a level is one launch over all its blocks and eigenpairs; the 3D dimension-1
 // subproblems (2D solves with shifts c + lambda_e) run as one batched 2D solve
-// per outer level. Everything is allocated at plan time; a solve only
+// per outer level. The right-hand sides of a batched solve (pscr_solve_batch)
+// are batches of the top dimension in the same way: up to max_batch of them
+// share every launch. Everything is allocated at plan time; a solve only
 // enqueues work on its stream.
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +36,8 @@ struct DimState {
   int *blk, *eblk, *jl;      // device tables
   int *items, *bitem;        // device: reduction items (3 ints), per block first item, count
   void *lam, *w;             // device eigen data
+  // Workspace of the dimension's largest batch: max_batch at the top
+  // dimension, max_batch times the outer max_ne below it.
   void *v;      // level solutions: batch * max_ne * S
   void *lr;     // L_B|R_B or gL|gR: batch * max_nb * 2 * S
   void *part;   // reduction partial sums: batch * max_nit * 3 * S
@@ -64,9 +69,10 @@ struct State {
   size_t total, elem;
   cudaStream_t stream; // private stream of the host-array solve
   void *fac[3];        // 4 n_d entries per dimension
-  void *cs0;           // the shift c, one element
+  void *cs0;           // max_batch copies of the shift c: the top dimension's cs[b]
   int *flag;           // singular-pivot flag
-  void *xbuf;          // total entries: the host solve's device copy of f / u
+  int max_batch;       // pscr_options.max_batch: right-hand sides per launch sequence
+  void *xbuf;          // max_batch * total entries: the host solve's device copy of f / u
   void *cp;            // Thomas multipliers of the last-but-one dimension (serial path)
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
@@ -159,7 +165,8 @@ template <class T> Facs<T> facs_of(const State *s)
   return F;
 }
 
-template <class T> LevelArgs<T> level_of(const State *s, int d, int i)
+// Level i of dimension d; xs: distance between the batch vectors of x.
+template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs)
 {
   const DimState &D = s->dim[d];
   const pscr_cuda_level_view &V = D.lvl[i - 1];
@@ -179,11 +186,12 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i)
   L.d = d;
   L.n = D.n;
   L.S = D.S;
+  L.xs = xs;
   return L;
 }
 
 template <class T>
-cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
+cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
                     cudaStream_t stream);
 
 template <class T, int M>
@@ -273,12 +281,11 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess)
     return e;
-  // All ne subproblems of every batch as one batch of the next dimension.
-  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, (const T *)D.shifts, rows, stream);
+  // All ne subproblems of every batch as one batch of the next dimension
+  // (contiguous: subproblem sys at D.v + sys S, and n_{d+1} S_{d+1} = S).
+  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, L.S, (const T *)D.shifts, rows, stream);
 }
 
-// Solve B independent problems of dimension d in place: batch b is
-// (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b n_d S.
 // The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
 template <class T>
 cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, int back,
@@ -299,8 +306,11 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   return pscr_cuda_launch_check(stream);
 }
 
+// Solve B independent problems of dimension d in place: batch b is
+// (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b xs
+// (xs >= n_d S; the gaps between batch vectors are not touched).
 template <class T>
-cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
+cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
                     cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
@@ -310,7 +320,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
 
   // Forward reduction, levels 1..k-1.
   for (int i = 1; i < D.k; i++) {
-    const LevelArgs<T> L = level_of<T>(s, d, i);
+    const LevelArgs<T> L = level_of<T>(s, d, i, xs);
     if (L.nb == 0)
       continue;
     if ((e = level_solve<T>(s, d, L, B, cs, x, nullptr, rows, stream)) != cudaSuccess)
@@ -331,7 +341,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, const T *cs, int rows,
 
   // Back substitution, levels k..1.
   for (int i = D.k; i >= 1; i--) {
-    const LevelArgs<T> L = level_of<T>(s, d, i);
+    const LevelArgs<T> L = level_of<T>(s, d, i, xs);
     if (L.nb == 0)
       continue;
     const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
@@ -442,9 +452,22 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   for (int d = 0; d < 3; d++)
     s->n[d] = v->n[d];
   const size_t es = v->elem;
-  size_t batch = 1; // largest batch of the dimension: 1, then the outer max_ne
+  s->max_batch = v->max_batch;
+  // Largest batch of each dimension: max_batch right-hand sides at the top,
+  // then times the outer max_ne (the 3D inner 2D solves).
+  size_t batch = (size_t)v->max_batch;
   s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim);
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
+  // Every workspace is at most a few times max_batch * total elements
+  // (validation bounds 64 total bytes), and batch indices are ints.
+  if (v->max_batch < 1 || (size_t)v->max_batch > (SIZE_MAX / 64) / v->total ||
+      (v->ndim == 3 && (size_t)v->max_batch * (size_t)v->dim[0].max_ne > (size_t)INT_MAX)) {
+    st = PSCR_ERROR(PSCR_ERROR_DEVICE_ALLOC,
+                    "max_batch %d: the batch workspace (max_batch * n1*n2%s elements) "
+                    "overflows the address space",
+                    v->max_batch, v->ndim == 3 ? "*n3" : "");
+    goto fail;
+  }
 
   PSCR_CUDA_GOTO(st, fail, cudaSetDevice(v->device));
   PSCR_CUDA_GOTO(st, fail,
@@ -454,7 +477,10 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     size_t b = 4 * (size_t)v->n[d] * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->fac[d], b), b);
   }
-  PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->cs0, es), es);
+  {
+    const size_t b = (size_t)s->max_batch * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->cs0, b), b);
+  }
   if (s->rows > 0) {
     const size_t b = 4 * (size_t)s->part_p * (size_t)s->rows * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
@@ -464,7 +490,10 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   }
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
                        sizeof(int));
-  PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->xbuf, v->total * es), v->total * es);
+  {
+    const size_t b = (size_t)s->max_batch * v->total * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->xbuf, b), b);
+  }
   s->nthreads = v->num_threads > 0 ? v->num_threads : 1;
   if (v->total * es > pscr_cuda::STAGE_MIN) {
     for (int i = 0; i < 2; i++) {
@@ -600,8 +629,20 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
   }
-  // c as one element: shift[0] (real) or (shift[0], shift[1]) (complex).
-  PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->cs0, v->shift, es, cudaMemcpyHostToDevice));
+  // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex).
+  {
+    const size_t b = (size_t)s->max_batch * es;
+    char *cs = (char *)malloc(b);
+    if (!cs) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA batch shifts (%zu bytes)", b);
+      goto out;
+    }
+    for (int r = 0; r < s->max_batch; r++)
+      memcpy(cs + (size_t)r * es, v->shift, es);
+    cudaError_t ce = cudaMemcpy(s->cs0, cs, b, cudaMemcpyHostToDevice);
+    free(cs);
+    PSCR_CUDA_GOTO(st, out, ce);
+  }
   for (int d = 0; d < s->ndim - 1; d++) {
     const pscr_cuda_dim_view *V = &v->dim[d];
     pscr_cuda::DimState *D = &s->dim[d];
@@ -625,34 +666,64 @@ out:
   return st;
 }
 
-// The whole solve on `stream` with the given level-3 solver (rows, as State.rows).
-static pscr_status solve_on_stream(State *s, const void *f, void *u, cudaStream_t cs, int rows)
+// The whole solve of nb right-hand sides (1 <= nb <= max_batch) on `stream`
+// with the given level-3 solver (rows, as State.rows): f_r at f + r ldf, u_r
+// at u + r ldu (elements, >= total); u == f only with ldu == ldf (in place).
+// One launch sequence, the launches of a single solve, each over nb times the
+// work; every u_r gets bitwise the numbers of a single solve (each kernel
+// computes an entry the same way whatever B is).
+//
+// Strided batches: the kernels address the top dimension's batch vectors
+// through LevelArgs.xs, so the solve runs in u itself whatever ldu is. The
+// alternative, gathering the vectors into a contiguous device buffer and
+// scattering them back, would need max_batch * total more device memory and
+// two more passes over the data per right-hand side, for nothing the kernels
+// cannot do with one multiply.
+static pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u,
+                                   size_t ldu, cudaStream_t cs, int rows)
 {
   pscr_status st = PSCR_SUCCESS;
   cudaError_t e;
-  const size_t bytes = s->total * s->elem;
+  const size_t words = s->cplx ? 2 : 1, count = s->total * words;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs); // profiling: the start
   if (u != f) {
-    PSCR_CUDA_GOTO(st, out, cudaMemcpyAsync(u, f, bytes, cudaMemcpyDefault, cs));
+    if (nb == 1 || (ldf == s->total && ldu == s->total)) {
+      PSCR_CUDA_GOTO(st, out,
+                     cudaMemcpyAsync(u, f, (size_t)nb * s->total * s->elem, cudaMemcpyDefault,
+                                     cs));
+    } else {
+      // Gaps between the vectors: one strided copy kernel (no cudaMemcpy2D,
+      // whose pitch is limited to the device's memPitch).
+      unsigned gx = pscr_cuda::grid_of(count);
+      if (gx > 8u * (unsigned)s->sms)
+        gx = 8u * (unsigned)s->sms;
+      const dim3 grid(gx, (unsigned)(nb < 65535 ? nb : 65535));
+      pscr_cuda::k_copy_batch<<<grid, pscr_cuda::THREADS, 0, cs>>>(
+          (const double *)f, ldf * words, (double *)u, ldu * words, count, nb);
+      PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
+    }
     pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
   }
   PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), cs));
   pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
   if (s->cplx)
-    e = pscr_cuda::run_dim<pscr_cuda::zc>(s, 0, 1, (pscr_cuda::zc *)u,
+    e = pscr_cuda::run_dim<pscr_cuda::zc>(s, 0, nb, (pscr_cuda::zc *)u, ldu,
                                           (const pscr_cuda::zc *)s->cs0, rows, cs);
   else
-    e = pscr_cuda::run_dim<double>(s, 0, 1, (double *)u, (const double *)s->cs0, rows, cs);
+    e = pscr_cuda::run_dim<double>(s, 0, nb, (double *)u, ldu, (const double *)s->cs0, rows,
+                                   cs);
   PSCR_CUDA_GOTO(st, out, e);
   {
-    const size_t count = s->total * (s->cplx ? 2 : 1);
     // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)
     // instead of one thread per entry keeps this check at a few microseconds.
+    // The pivots depend on the shifts only, not on f: a flag means that no
+    // u_r of the batch is a solution.
     unsigned grid = pscr_cuda::grid_of(count);
     if (grid > 4u * (unsigned)s->sms)
       grid = 4u * (unsigned)s->sms;
-    pscr_cuda::k_nan_if_flag<<<grid, pscr_cuda::THREADS, 0, cs>>>(s->flag, (double *)u, count);
+    pscr_cuda::k_nan_if_flag<<<grid, pscr_cuda::THREADS, 0, cs>>>(s->flag, (double *)u, count,
+                                                                  nb, ldu * words);
     pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
     PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
   }
@@ -664,7 +735,27 @@ extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, 
                                                     void *stream)
 {
   State *s = (State *)state;
-  return solve_on_stream(s, f, u, (cudaStream_t)stream, s->rows);
+  return solve_on_stream(s, 1, f, s->total, u, s->total, (cudaStream_t)stream, s->rows);
+}
+
+// Groups of up to max_batch right-hand sides, one launch sequence each, in
+// order on `stream`. Nothing is allocated and nothing waits for the host, so
+// the call can be captured into a CUDA graph.
+extern "C" pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void *f,
+                                                          size_t ldf, void *u, size_t ldu,
+                                                          void *stream)
+{
+  State *s = (State *)state;
+  for (int r0 = 0; r0 < nrhs; r0 += s->max_batch) {
+    const int nb = nrhs - r0 < s->max_batch ? nrhs - r0 : s->max_batch;
+    const pscr_status st =
+        solve_on_stream(s, nb, (const char *)f + (size_t)r0 * ldf * s->elem, ldf,
+                        (char *)u + (size_t)r0 * ldu * s->elem, ldu, (cudaStream_t)stream,
+                        s->rows);
+    if (st != PSCR_SUCCESS)
+      return st;
+  }
+  return PSCR_SUCCESS;
 }
 
 // Host -> device (h2d) or device -> host of `bytes` through the pinned buffers
@@ -688,7 +779,10 @@ static cudaError_t staged_copy(State *s, void *dev, void *host, size_t bytes, bo
     for (size_t i = 0; i < nc; i++) {
       const size_t off = i * C, len = bytes - off < C ? bytes - off : C;
       void *buf = s->pin[i % 2];
-      if (i >= 2 && (e = cudaEventSynchronize(s->pin_done[i % 2])) != cudaSuccess)
+      // The buffer's previous transfer, possibly one of the previous call (a
+      // batch stages its right-hand sides back to back), must be done. An
+      // event never recorded counts as done.
+      if ((e = cudaEventSynchronize(s->pin_done[i % 2])) != cudaSuccess)
         return e;
       pscr_cuda_host_copy(buf, h + off, len, s->nthreads);
       if ((e = cudaMemcpyAsync(d + off, buf, len, cudaMemcpyHostToDevice, s->stream)) !=
@@ -717,32 +811,71 @@ static cudaError_t staged_copy(State *s, void *dev, void *host, size_t bytes, bo
   return cudaSuccess;
 }
 
-extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u)
+// Host-array solves of nrhs right-hand sides (pscr_solve: 1), f_r at
+// f + r ldf, u_r at u + r ldu: groups of up to max_batch staged into xbuf
+// (contiguous), solved there in one launch sequence, staged back.
+static pscr_status host_solve(State *s, int nrhs, const void *f, size_t ldf, void *u, size_t ldu)
 {
-  State *s = (State *)state;
   pscr_status st = PSCR_SUCCESS;
   const size_t bytes = s->total * s->elem;
-  int bad = 0;
+  char *xb = (char *)s->xbuf;
+  int rows = s->rows, nbad = 0, first_bad = -1;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
-  // The partitioned level-3 solver checks the pivots of sub-blocks; when one
-  // fails, plain Thomas (the CPU backend's pivots) decides.
-  for (int rows = s->rows;; rows = 0) {
-    PSCR_CUDA_GOTO(st, out, staged_copy(s, s->xbuf, (void *)f, bytes, true));
-    if ((st = solve_on_stream(s, s->xbuf, s->xbuf, s->stream, rows)) != PSCR_SUCCESS)
-      goto out;
-    PSCR_CUDA_GOTO(st, out,
-                   cudaMemcpyAsync(&bad, s->flag, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
-    PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
-    if (!bad || rows == 0)
-      break;
+  for (int r0 = 0; r0 < nrhs; r0 += s->max_batch) {
+    const int nb = nrhs - r0 < s->max_batch ? nrhs - r0 : s->max_batch;
+    int bad = 0;
+    // The partitioned level-3 solver checks the pivots of sub-blocks; when
+    // one fails, plain Thomas (the CPU backend's pivots) decides. Pivots
+    // depend on the shifts only, never on f, so once a group fell back, the
+    // remaining groups go to plain Thomas at once (the same numbers).
+    for (;; rows = 0) {
+      for (int j = 0; j < nb; j++)
+        PSCR_CUDA_GOTO(st, out,
+                       staged_copy(s, xb + (size_t)j * bytes,
+                                   (char *)f + (size_t)(r0 + j) * ldf * s->elem, bytes, true));
+      if ((st = solve_on_stream(s, nb, s->xbuf, s->total, s->xbuf, s->total, s->stream,
+                                rows)) != PSCR_SUCCESS)
+        goto out;
+      PSCR_CUDA_GOTO(st, out,
+                     cudaMemcpyAsync(&bad, s->flag, sizeof bad, cudaMemcpyDeviceToHost,
+                                     s->stream));
+      PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
+      if (!bad || rows == 0)
+        break;
+    }
+    for (int j = 0; j < nb; j++)
+      PSCR_CUDA_GOTO(st, out,
+                     staged_copy(s, xb + (size_t)j * bytes,
+                                 (char *)u + (size_t)(r0 + j) * ldu * s->elem, bytes, false));
+    if (bad) {
+      if (first_bad < 0)
+        first_bad = r0;
+      nbad += nb;
+    }
   }
-  PSCR_CUDA_GOTO(st, out, staged_copy(s, s->xbuf, u, bytes, false));
-  if (bad)
+  if (nbad > 0 && nrhs == 1)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
                     "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot", s->ndim,
                     s->ndim);
+  else if (nbad > 0)
+    st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                    "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot: u is NaN "
+                    "for %d of %d right-hand sides (the first is right-hand side %d)",
+                    s->ndim, s->ndim, nbad, nrhs, first_bad);
 out:
   return st;
+}
+
+extern "C" pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u)
+{
+  State *s = (State *)state;
+  return host_solve(s, 1, f, s->total, u, s->total);
+}
+
+extern "C" pscr_status pscr_cuda_state_solve_batch(void *state, int nrhs, const void *f,
+                                                   size_t ldf, void *u, size_t ldu)
+{
+  return host_solve((State *)state, nrhs, f, ldf, u, ldu);
 }
 
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
@@ -775,7 +908,7 @@ extern "C" pscr_status pscr_cuda_state_solve_profile(void *state, const void *f,
     PSCR_CUDA_GOTO(st, out, cudaEventCreate(&prof.ev[made]));
   prof.cap = cap;
   s->prof = &prof;
-  st = solve_on_stream(s, f, u, cs, s->rows);
+  st = solve_on_stream(s, 1, f, s->total, u, s->total, cs, s->rows);
   s->prof = nullptr;
   if (st != PSCR_SUCCESS)
     goto out;

@@ -105,6 +105,7 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   v->ndim = p->ndim;
   v->device = p->opts.device;
   v->rows_per_thread = p->opts.cuda_rows_per_thread;
+  v->max_batch = p->opts.max_batch;
   v->num_threads = p->nthreads;
   v->total = p->total;
   v->elem = p->elem;
@@ -175,6 +176,18 @@ static pscr_status pscr_cuda_solve_device(pscr_plan *p, const void *f, void *u, 
   return pscr_cuda_state_solve_device(p->backend_data, f, u, stream);
 }
 
+static pscr_status pscr_cuda_solve_batch(pscr_plan *p, int nrhs, const void *f, size_t ldf,
+                                         void *u, size_t ldu)
+{
+  return pscr_cuda_state_solve_batch(p->backend_data, nrhs, f, ldf, u, ldu);
+}
+
+static pscr_status pscr_cuda_solve_device_batch(pscr_plan *p, int nrhs, const void *f,
+                                                size_t ldf, void *u, size_t ldu, void *stream)
+{
+  return pscr_cuda_state_solve_device_batch(p->backend_data, nrhs, f, ldf, u, ldu, stream);
+}
+
 static pscr_status pscr_cuda_solve_profile(pscr_plan *p, const void *f, void *u, void *stream,
                                            double *ms)
 {
@@ -199,6 +212,8 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .upload = pscr_cuda_upload,
     .solve = pscr_cuda_solve,
     .solve_device = pscr_cuda_solve_device,
+    .solve_batch = pscr_cuda_solve_batch,
+    .solve_device_batch = pscr_cuda_solve_device_batch,
     .solve_profile = pscr_cuda_solve_profile,
     .destroy = pscr_cuda_destroy,
 };

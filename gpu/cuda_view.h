@@ -49,6 +49,7 @@ typedef struct pscr_cuda_view {
   int is_complex; /* 0: double, 1: interleaved (re, im) doubles */
   int ndim, device;
   int rows_per_thread; /* pscr_options.cuda_rows_per_thread */
+  int max_batch;       /* pscr_options.max_batch: right-hand sides per launch sequence */
   int num_threads;     /* CPU threads for the host-side staging copies */
   int n[3];
   size_t total, elem;
@@ -66,6 +67,11 @@ pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **state, size_t 
 pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view *v);
 pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u);
 pscr_status pscr_cuda_state_solve_device(void *state, const void *f, void *u, void *stream);
+/* nrhs right-hand sides, ld elements apart (arguments checked by solve.c). */
+pscr_status pscr_cuda_state_solve_batch(void *state, int nrhs, const void *f, size_t ldf, void *u,
+                                        size_t ldu);
+pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void *f, size_t ldf,
+                                               void *u, size_t ldu, void *stream);
 void pscr_cuda_state_destroy(void *state);
 /* The level-3 solver chosen at setup: rows per thread (0: plain Thomas) and
    threads per subproblem. */

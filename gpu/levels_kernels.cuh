@@ -1,7 +1,8 @@
 // Stage kernels of one reduction level (DESIGN.md section 2), each one launch
 // over all batches, blocks and slab entries of the level. Batches: B
-// independent problems of the dimension (the 3D inner 2D solves), batch b's
-// vector at x + b n_d S, its shift cs[b]. Per (batch, block) buffer `lr` of
+// independent problems of the dimension (the right-hand sides of a batched
+// solve at the top dimension, the 3D inner 2D solves below it), batch b's
+// vector at x + b L.xs, its shift cs[b]. Per (batch, block) buffer `lr` of
 // 2 S entries: L_B | R_B in the forward reduction, gL | gR in the back
 // substitution.
 #ifndef PSCR_CUDA_LEVELS_KERNELS_CUH
@@ -34,7 +35,7 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
       acc += couple(F, L.d, c, j, j - 1, lrb + ((size_t)left * 2 + 1) * S, t);
     if (right >= 0)
       acc += couple(F, L.d, c, j, j + 1, lrb + (size_t)right * 2 * S, t);
-    x[((size_t)b * (size_t)L.n + (size_t)j) * S + t] -= acc;
+    x[(size_t)b * L.xs + (size_t)j * S + t] -= acc;
   }
 }
 
@@ -51,7 +52,7 @@ __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, con
     const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
     const int first = row[PSCR_CUDA_BLK_FIRST], last = row[PSCR_CUDA_BLK_LAST];
     const T c = cs[b];
-    const T *xb = x + (size_t)b * (size_t)L.n * S;
+    const T *xb = x + (size_t)b * L.xs;
     const T gl = first > 0 ? couple(F, L.d, c, first, first - 1, xb + (size_t)(first - 1) * S, t)
                            : T(0);
     const T gr = last < L.n - 1 ? couple(F, L.d, c, last, last + 1, xb + (size_t)(last + 1) * S, t)
@@ -78,7 +79,7 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
     const int blk = L.eblk[e];
     const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
     const T *w = L.w + (size_t)e * W_SLOTS;
-    const T *xb = x + (size_t)b * (size_t)L.n * S;
+    const T *xb = x + (size_t)b * L.xs;
     T v = T(0);
     for (int q = 0; q < row[PSCR_CUDA_BLK_ND]; q++)
       v += w[q] * xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t];
@@ -111,7 +112,7 @@ template <class T> __device__ inline void reduce_store(const LevelArgs<T> &L, in
   const size_t S = L.S;
   const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
   if (back) {
-    T *xb = x + (size_t)b * (size_t)L.n * S;
+    T *xb = x + (size_t)b * L.xs;
     const int nd = row[PSCR_CUDA_BLK_ND];
     xb[(size_t)row[PSCR_CUDA_BLK_D] * S + t] = acc0;
     if (nd > 1)
@@ -179,12 +180,29 @@ __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *
 }
 
 // After a solve: if a pivot was flagged, u holds no solution; make that
-// impossible to miss (as the CPU backend does). count doubles.
-__global__ void k_nan_if_flag(const int *flag, double *u, size_t count)
+// impossible to miss (as the CPU backend does). nb vectors of count doubles,
+// ld doubles apart (the gaps between them are not written).
+__global__ void k_nan_if_flag(const int *flag, double *u, size_t count, int nb, size_t ld)
 {
   if (*flag == 0)
     return;
-  PSCR_GRID_STRIDE(idx, count) { u[idx] = __longlong_as_double(0x7ff8000000000000LL); }
+  for (int r = 0; r < nb; r++) {
+    double *ur = u + (size_t)r * ld;
+    PSCR_GRID_STRIDE(idx, count) { ur[idx] = __longlong_as_double(0x7ff8000000000000LL); }
+  }
+}
+
+// u_r = f_r for nb vectors of count doubles, f_r at f + r ldf, u_r at u + r ldu
+// (doubles): the f -> u copy of a batch whose vectors are not contiguous.
+// blockIdx.y strides over the vectors, so no index is divided.
+__global__ void k_copy_batch(const double *f, size_t ldf, double *u, size_t ldu, size_t count,
+                             int nb)
+{
+  for (int r = (int)blockIdx.y; r < nb; r += (int)gridDim.y) {
+    const double *fr = f + (size_t)r * ldf;
+    double *ur = u + (size_t)r * ldu;
+    PSCR_GRID_STRIDE(idx, count) { ur[idx] = fr[idx]; }
+  }
 }
 
 #undef PSCR_GRID_STRIDE

@@ -145,7 +145,7 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
     {
       const T w0 = we[0], w1 = nd > 1 ? we[1] : T(0), w2 = nd > 2 ? we[2] : T(0);
       const T wf = we[W_FIRST], wl = we[W_LAST];
-      const T *xb = x + (size_t)b * (size_t)L.n * S;
+      const T *xb = x + (size_t)b * L.xs;
       const T *src0 = xb + (size_t)row[PSCR_CUDA_BLK_D] * S;
       const T *src1 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 1 ? 1 : 0)] * S;
       const T *src2 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 2 ? 2 : 0)] * S;

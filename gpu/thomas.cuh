@@ -16,7 +16,7 @@
 
 namespace pscr_cuda {
 
-// x: B batch vectors of n_d * S entries; g: NULL (forward) or gL, gR per
+// x: B batch vectors of n_d * S entries, L.xs apart; g: NULL (forward) or gL, gR per
 // (batch, block) as written by k_couple_back; flag: set to 1 on a pivot that
 // is numerically zero.
 template <class T>
@@ -38,7 +38,7 @@ __global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T 
       w[q] = wp[q];
     const T *src[3];
     for (int q = 0; q < 3; q++)
-      src[q] = x + (size_t)b * (size_t)L.n * S + (size_t)row[PSCR_CUDA_BLK_D + q] * S;
+      src[q] = x + (size_t)b * L.xs + (size_t)row[PSCR_CUDA_BLK_D + q] * S;
     const T *gl = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
     const T s = cs[b] + L.lam[e];
 

@@ -125,6 +125,18 @@ typedef struct pscr_options {
    * value: PSCR_ERROR_INVALID_VALUE. Ignored by the CPU backend.
    */
   int cuda_rows_per_thread;
+  /**
+   * Batches (pscr_solve_batch, pscr_solve_device_batch): the most right-hand
+   * sides one CUDA launch sequence carries. Default 1: a plan's device memory
+   * is that of a single solve, and a batch runs as consecutive solves. K > 1
+   * multiplies the CUDA workspace (about K times the level workspaces and
+   * the host-solve buffer, each about n1*n2(*n3) elements; pscr_info
+   * device_bytes says how much) and lets a batch of nrhs run as
+   * ceil(nrhs / K) launch sequences of up to K right-hand sides each.
+   * < 1: PSCR_ERROR_INVALID_VALUE. Validated, and otherwise ignored, by the
+   * CPU backend.
+   */
+  int max_batch;
 } pscr_options;
 
 /** @brief Fill @p opts with the defaults documented in pscr_options. NULL is ignored. */
@@ -194,6 +206,64 @@ PSCR_EXTERN pscr_status pscr_solve_device(pscr_plan *plan, const void *f, void *
                                           void *stream);
 
 /**
+ * @brief Solve A u_r = f_r for nrhs right-hand sides with host arrays.
+ *
+ * Right-hand side r (0-based) is f + r*ldf, its solution u + r*ldu (offsets
+ * in elements of the plan's dtype); the elements between consecutive vectors
+ * (when ld > n1*n2(*n3)) are neither read nor written. Each u_r is bitwise
+ * the u of pscr_solve(plan, f_r, u_r). The CUDA backend solves up to
+ * options.max_batch right-hand sides per launch sequence.
+ *
+ * @param[in]  plan  a plan from pscr_plan_create (one thread at a time).
+ * @param[in]  nrhs  number of right-hand sides, >= 1.
+ * @param[in]  f     nrhs vectors of n1*n2(*n3) entries, ldf apart.
+ * @param[in]  ldf   distance between consecutive f_r in elements, >= n1*n2(*n3).
+ * @param[out] u     nrhs vectors, ldu apart; u == f with ldu == ldf is allowed
+ *                   (in place). Any other overlap of a u_r with an f_s is not.
+ * @param[in]  ldu   distance between consecutive u_r in elements, >= n1*n2(*n3).
+ * @return PSCR_SUCCESS;
+ *   PSCR_ERROR_INVALID_VALUE (NULL plan, f or u; nrhs < 1; ldf or ldu below
+ *     n1*n2(*n3); extents past the address space; u overlapping f other than
+ *     exactly in place; nothing is written);
+ *   PSCR_ERROR_NON_FINITE (NaN/Inf in some f_r, when options.check_finite:
+ *     every f_r is checked before any solve; u is not written);
+ *   PSCR_ERROR_SINGULAR (a shifted tridiagonal subproblem has a zero pivot,
+ *     or a solution overflowed: the affected u_r are filled with NaN, the
+ *     others hold their solutions; pscr_last_error() names the first affected
+ *     right-hand side);
+ *   PSCR_ERROR_NOT_SUPPORTED; PSCR_ERROR_DEVICE (u partly written). On error
+ *   f is untouched unless u == f.
+ */
+PSCR_EXTERN pscr_status pscr_solve_batch(pscr_plan *plan, int nrhs, const void *f, size_t ldf,
+                                         void *u, size_t ldu);
+
+/**
+ * @brief pscr_solve_batch with device arrays, enqueued on a CUDA stream.
+ *
+ * Up to options.max_batch right-hand sides per launch sequence, so a batch
+ * makes about ceil(nrhs / max_batch) times the launches of one
+ * pscr_solve_device. No allocation and no host synchronization: the call can
+ * be captured into a CUDA graph. Each u_r is bitwise the u of
+ * pscr_solve_device(plan, f_r, u_r, stream). A zero pivot cannot be reported
+ * synchronously: the affected u_r are filled with NaN (as pscr_solve_device).
+ * Requires a plan on the CUDA backend.
+ *
+ * @param[in]  plan    a CUDA plan.
+ * @param[in]  nrhs    number of right-hand sides, >= 1.
+ * @param[in]  f       device array: nrhs vectors, ldf elements apart.
+ * @param[in]  ldf     >= n1*n2(*n3).
+ * @param[out] u       device array: nrhs vectors, ldu elements apart; u == f
+ *                     with ldu == ldf allowed (in place), other overlaps not.
+ *                     The gaps between vectors are not touched.
+ * @param[in]  ldu     >= n1*n2(*n3).
+ * @param[in]  stream  cudaStream_t, NULL for the default stream.
+ * @return PSCR_SUCCESS; PSCR_ERROR_INVALID_VALUE (as pscr_solve_batch);
+ *   PSCR_ERROR_NOT_SUPPORTED (CPU plan or CPU-only build); PSCR_ERROR_DEVICE.
+ */
+PSCR_EXTERN pscr_status pscr_solve_device_batch(pscr_plan *plan, int nrhs, const void *f,
+                                                size_t ldf, void *u, size_t ldu, void *stream);
+
+/**
  * @brief pscr_solve_device, timed per stage kind with CUDA events (for
  *        roofline studies; not for production solves).
  *
@@ -234,8 +304,8 @@ typedef enum pscr_stage {
 PSCR_EXTERN const char *pscr_stage_name(pscr_stage stage);
 
 /**
- * Modelled work of one solve in one stage kind, from the plan's level
- * structure (src/cost.c states the model line by line):
+ * Modelled work of one solve (one right-hand side) in one stage kind, from
+ * the plan's level structure (src/cost.c states the model line by line):
  * - flops: floating-point operations as the backend executes them. Real: +,
  *   -, *, / and a reciprocal count 1 (an FMA 2). Complex: + 2, * 6, a
  *   reciprocal 9 (the scaled formula of the kernels), |.|_1 1. The level-3
@@ -274,6 +344,9 @@ typedef struct pscr_info {
    */
   int level3_rows_per_thread;
   int level3_threads_per_system;
+  /* The cost model describes one solve of ONE right-hand side. A batch of K
+     (pscr_solve_batch) does K times the flops and bytes; on the CUDA backend
+     its launches are those of one solve per group of up to max_batch. */
   pscr_cost cost[PSCR_STAGE_COUNT]; /**< one solve, per stage kind */
   pscr_cost cost_total;             /**< the sum over stage kinds */
   double min_bytes; /**< the least traffic of any solve: read f once, write u once */

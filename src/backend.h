@@ -21,6 +21,13 @@ typedef struct pscr_backend_ops {
   pscr_status (*solve)(pscr_plan *plan, const void *f, void *u);
   /* Device arrays on a stream (NULL when the backend has none). */
   pscr_status (*solve_device)(pscr_plan *plan, const void *f, void *u, void *stream);
+  /* nrhs host right-hand sides, ldf / ldu elements apart, arguments already
+     checked (solve.c): u == f with ldu == ldf or no overlap. */
+  pscr_status (*solve_batch)(pscr_plan *plan, int nrhs, const void *f, size_t ldf, void *u,
+                             size_t ldu);
+  /* The same with device arrays on a stream (NULL when the backend has none). */
+  pscr_status (*solve_device_batch)(pscr_plan *plan, int nrhs, const void *f, size_t ldf,
+                                    void *u, size_t ldu, void *stream);
   /* pscr_solve_device with CUDA-event times per stage kind (NULL when the
      backend has none). */
   pscr_status (*solve_profile)(pscr_plan *plan, const void *f, void *u, void *stream,

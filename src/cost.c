@@ -1,5 +1,7 @@
 /*
- * Cost model of one solve (pscr_info.cost): floating-point operations and
+ * Cost model of one solve of one right-hand side (pscr_info.cost; a batch of
+ * K does K times the flops and bytes, and on the CUDA backend the launches
+ * of one solve per group of max_batch): floating-point operations and
  * global-memory bytes per stage kind, counted by walking the plan's level
  * structure exactly as the CUDA driver (gpu/cuda_backend.cu, run_dim) walks
  * it. Every count below names the kernel line it models, so a change to a

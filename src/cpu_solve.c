@@ -5,6 +5,7 @@
  */
 #include <float.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +87,35 @@ static pscr_status pscr_cpu_solve(pscr_plan *p, const void *f, void *u)
   return p->dtype == PSCR_R64 ? cpu_solve_d(p, f, u) : cpu_solve_z(p, f, u);
 }
 
+/*
+ * A batch is a loop of single solves: each already spreads over the plan's
+ * threads, and every u_r is then bitwise that of pscr_solve. A singular
+ * right-hand side (its u_r is NaN) does not stop the others; the first one
+ * is reported.
+ */
+static pscr_status pscr_cpu_solve_batch(pscr_plan *p, int nrhs, const void *f, size_t ldf,
+                                        void *u, size_t ldu)
+{
+  pscr_status first = PSCR_SUCCESS;
+  int nbad = 0, first_bad = 0;
+  char detail[400] = "";
+  for (int r = 0; r < nrhs; r++) {
+    pscr_status st = pscr_cpu_solve(p, (const char *)f + (size_t)r * ldf * p->elem,
+                                    (char *)u + (size_t)r * ldu * p->elem);
+    if (st == PSCR_SUCCESS)
+      continue;
+    if (nbad++ == 0) {
+      first = st;
+      first_bad = r;
+      snprintf(detail, sizeof detail, "%s", pscr_last_error());
+    }
+  }
+  if (first == PSCR_SUCCESS)
+    return PSCR_SUCCESS;
+  return PSCR_ERROR(first, "%d of %d right-hand sides failed; right-hand side %d: %s", nbad, nrhs,
+                    first_bad, detail);
+}
+
 static void pscr_cpu_destroy(pscr_plan *p)
 {
   pscr_cpu_ws *ws = p->cpu_ws;
@@ -102,5 +132,7 @@ const pscr_backend_ops pscr_cpu_backend = {
     .upload = NULL,
     .solve = pscr_cpu_solve,
     .solve_device = NULL,
+    .solve_batch = pscr_cpu_solve_batch,
+    .solve_device_batch = NULL,
     .destroy = pscr_cpu_destroy,
 };

@@ -9,4 +9,5 @@ void pscr_options_init(pscr_options *opts)
   opts->num_threads = 0;
   opts->check_finite = 1;
   opts->cuda_rows_per_thread = 0;
+  opts->max_batch = 1;
 }

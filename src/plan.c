@@ -103,6 +103,9 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
     if (r != -1 && r != 0 && r != 2 && r != 4 && r != 8 && r != 16)
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
                         "cuda_rows_per_thread is %d, must be -1, 0, 2, 4, 8 or 16", r);
+    if (opts->max_batch < 1)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "max_batch is %d, must be >= 1",
+                        opts->max_batch);
   }
   for (int d = 0; d < ndim; d++)
     if (pencils[d].n < 1)

@@ -49,6 +49,7 @@ START_TEST(options_defaults)
   ck_assert_int_eq(o.num_threads, 0);
   ck_assert_int_eq(o.check_finite, 1);
   ck_assert_int_eq(o.cuda_rows_per_thread, 0);
+  ck_assert_int_eq(o.max_batch, 1);
   pscr_options_init(NULL); /* ignored, no crash */
 }
 END_TEST
@@ -77,6 +78,39 @@ START_TEST(options_cuda_rows)
     ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_ERROR_INVALID_VALUE);
     ck_assert_ptr_null(plan);
     snprintf(want, sizeof want, "cuda_rows_per_thread is %d", bad[i]);
+    ck_assert_msg(strstr(pscr_last_error(), want), "detail: %s", pscr_last_error());
+  }
+}
+END_TEST
+
+/* max_batch is validated at plan time on every backend (the CPU ignores its
+   value): >= 1 is accepted, anything else is INVALID_VALUE with the value in
+   the message. A batch solve on the CPU plan works whatever max_batch is. */
+START_TEST(options_max_batch)
+{
+  double a = 2.0, m = 1.0, c = 0.0;
+  pscr_pencil p[2] = {{1, &a, NULL, &m, NULL}, {1, &a, NULL, &m, NULL}};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  static const int good[] = {1, 2, 7, 1 << 20}, bad[] = {0, -1, -(1 << 30)};
+  for (size_t i = 0; i < sizeof good / sizeof good[0]; i++) {
+    pscr_plan *plan = NULL;
+    o.max_batch = good[i];
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_SUCCESS);
+    double f[3] = {1.0, 2.0, 3.0}, u[3] = {0.0, 0.0, 0.0};
+    ck_assert_int_eq(pscr_solve_batch(plan, 3, f, 1, u, 1), PSCR_SUCCESS);
+    for (int r = 0; r < 3; r++) /* (2 + 2) u = f */
+      ck_assert(tu_close(u[r], f[r] / 4.0, 1e-15, 0));
+    pscr_plan_destroy(plan);
+  }
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    pscr_plan *plan = (pscr_plan *)&o; /* must be reset to NULL */
+    char want[64];
+    o.max_batch = bad[i];
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_ERROR_INVALID_VALUE);
+    ck_assert_ptr_null(plan);
+    snprintf(want, sizeof want, "max_batch is %d, must be >= 1", bad[i]);
     ck_assert_msg(strstr(pscr_last_error(), want), "detail: %s", pscr_last_error());
   }
 }
@@ -248,6 +282,7 @@ int main(void)
   tcase_add_test(tc, version);
   tcase_add_test(tc, options_defaults);
   tcase_add_test(tc, options_cuda_rows);
+  tcase_add_test(tc, options_max_batch);
   tcase_add_test(tc, last_error_detail);
   tcase_add_test(tc, cuda_request);
   tcase_add_test(tc, operator_small);
