@@ -9,9 +9,11 @@
  *  - on success u is finite;
  *  - on error f is untouched (u != f).
  *
- * Input layout: a header of 12 bytes (dtype, ndim, sizes, shift code,
- * options, special mode) followed by value codes consumed as needed; the
- * input is cycled when it runs out.
+ * Input layout: a header of 12 bytes (dtype, ndim, sizes, shift code (its
+ * bits 2-4 also pick max_batch), options, special mode) followed by value
+ * codes consumed as needed; the input is cycled when it runs out. Each
+ * successful plan also solves a strided batch of two, out of place and in
+ * place.
  */
 #include <math.h>
 #include <stdint.h>
@@ -94,6 +96,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const int rows[4] = {0, -1, 3, 16};
     opts.cuda_rows_per_thread = rows[(opt_code >> 5) & 3];
   }
+  { /* batches: validated on every backend (0 is invalid) */
+    static const int batch[8] = {1, 2, 8, 1, 3, 1, 0, 1};
+    opts.max_batch = batch[(shift_code >> 2) & 7];
+  }
 
   /* Pencils: arrays sized as the contract requires (at least 1 entry). */
   double *store[3] = {NULL, NULL, NULL};
@@ -151,6 +157,34 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         REQUIRE(isfinite(u[i]), "success with a non-finite u[%zu]", i / width);
     else
       REQUIRE(pscr_last_error()[0] != '\0', "no detail message for %s", pscr_status_string(st));
+    /* A batch of two: f and f + 1 element as right-hand sides total + 1
+       apart into a strided u; the same invariants, the gap of u untouched. */
+    {
+      const size_t ld = total + 1, len = (ld + total) * width;
+      double *fb = malloc(len * sizeof *fb), *fb0 = malloc(len * sizeof *fb0);
+      double *ub = malloc(len * sizeof *ub);
+      for (size_t i = 0; i < len; i++) {
+        fb[i] = f[i % (total * width)];
+        ub[i] = 7.0;
+      }
+      memcpy(fb0, fb, len * sizeof *fb);
+      st = pscr_solve_batch(plan, 2, fb, ld, ub, ld);
+      REQUIRE(is_documented(st), "batch status %d", (int)st);
+      REQUIRE(memcmp(fb, fb0, len * sizeof *fb) == 0, "f modified by an out-of-place batch");
+      for (size_t i = total * width; i < ld * width; i++)
+        REQUIRE(ub[i] == 7.0, "batch wrote the gap at %zu", i);
+      if (st == PSCR_SUCCESS)
+        for (size_t i = 0; i < len; i++)
+          REQUIRE(isfinite(ub[i]), "batch success with a non-finite u entry %zu", i / width);
+      else
+        REQUIRE(pscr_last_error()[0] != '\0', "no detail message for batch %s",
+                pscr_status_string(st));
+      st = pscr_solve_batch(plan, 2, fb, ld, fb, ld); /* in place */
+      REQUIRE(is_documented(st), "in-place batch status %d", (int)st);
+      free(fb);
+      free(fb0);
+      free(ub);
+    }
     st = pscr_solve(plan, f, f); /* in place must behave too */
     REQUIRE(is_documented(st), "in-place solve status %d", (int)st);
     free(f);
