@@ -2,15 +2,21 @@
  * pscr-gpu-once: one problem on the CUDA backend with a chosen level-3 solver,
  * for tuning and profiling (pscr-bench is the benchmark).
  *
- *   pscr-gpu-once KIND N [ROWS]
+ *   pscr-gpu-once KIND N [ROWS] [--nrhs K]
  *     KIND: p2, h2, p3, h3 (Poisson / Helmholtz, 2D / 3D), N: n per dimension,
- *     ROWS: pscr_options.cuda_rows_per_thread (0 automatic, -1 serial Thomas).
+ *     ROWS: pscr_options.cuda_rows_per_thread (0 automatic, -1 serial Thomas),
+ *     K: also time batches of K right-hand sides (the plan gets max_batch K).
  *
  * Verifies a host-API solve (backward and discretization error), then times
  * pscr_solve_device as pscr-bench does (gpu_timing.c: CUDA events, median and
  * min of REPEAT after warm-up, device result against the host API's). With
- * PSCR_ONCE=1 in the environment it stops after one host-API solve and one
- * device solve, so a profiler (ncu) sees exactly two solves.
+ * --nrhs K it then times, on one stream with CUDA events, K consecutive
+ * pscr_solve_device calls against one pscr_solve_device_batch of the same K
+ * right-hand sides (medians of REPEAT after warm-up), checks that the batch
+ * gives bitwise the single solves' u, and prints milliseconds per right-hand
+ * side for both. With PSCR_ONCE=1 in the environment it stops after one
+ * host-API solve and one device solve (one device batch of K with --nrhs),
+ * so a profiler (ncu) sees exactly two solves.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_runtime.h>
@@ -39,15 +45,143 @@ static int solve_once(pscr_plan *plan, const double *b, size_t bytes)
   return rc;
 }
 
+/* --nrhs K: K single device solves against one device batch of K. */
+typedef struct batch_timing {
+  double single_ms, batch_ms; /* medians, each for all K right-hand sides */
+  int bitwise;                /* the batch's u_r == the single solves' u_r, every r */
+  char msg[256];              /* what failed */
+} batch_timing;
+
+#define BT_CUDA(bt, label, call)                                                         \
+  do {                                                                                  \
+    cudaError_t e_ = (call);                                                            \
+    if (e_ != cudaSuccess) {                                                            \
+      snprintf((bt)->msg, sizeof (bt)->msg, "%s: %s", #call, cudaGetErrorString(e_));   \
+      goto label;                                                                       \
+    }                                                                                   \
+  } while (0)
+#define BT_PSCR(bt, label, call)                                                         \
+  do {                                                                                  \
+    pscr_status s_ = (call);                                                            \
+    if (s_ != PSCR_SUCCESS) {                                                           \
+      snprintf((bt)->msg, sizeof (bt)->msg, "%s: %s (%s)", #call, pscr_status_string(s_), \
+               pscr_last_error());                                                      \
+      goto label;                                                                       \
+    }                                                                                   \
+  } while (0)
+
+/*
+ * K right-hand sides f_r = (r + 1) b of nval elements (2 nval doubles when
+ * cplx), contiguous on the device. once: one batch solve and nothing else
+ * (PSCR_ONCE). Otherwise GPU_WARMUP untimed rounds, then REPEAT rounds of
+ * [event, K x pscr_solve_device, event, pscr_solve_device_batch, event] on
+ * one stream, the medians of both intervals, and the bitwise comparison of
+ * the two results. Returns 0 on success.
+ */
+static int time_batch(pscr_plan *plan, const double *b, size_t nval, int cplx, int K, int once,
+                      batch_timing *bt)
+{
+  const size_t words = nval * (cplx ? 2 : 1), bytes = words * sizeof(double);
+  const size_t all = (size_t)K * bytes;
+  double *h = NULL, *hb = NULL, *ms1 = NULL, *msb = NULL;
+  void *df = NULL, *du = NULL, *dv = NULL;
+  cudaStream_t s = NULL;
+  cudaEvent_t ev[3 * REPEAT];
+  int rc = 1, made = 0;
+  memset(bt, 0, sizeof *bt);
+  h = malloc(all);
+  hb = malloc(all);
+  ms1 = malloc(REPEAT * sizeof *ms1);
+  msb = malloc(REPEAT * sizeof *msb);
+  if (!h || !hb || !ms1 || !msb) {
+    snprintf(bt->msg, sizeof bt->msg, "host buffers (%zu bytes)", 2 * all);
+    goto out;
+  }
+  for (int r = 0; r < K; r++)
+    for (size_t i = 0; i < words; i++)
+      h[(size_t)r * words + i] = (r + 1) * b[i];
+  BT_CUDA(bt, out, cudaMalloc(&df, all));
+  BT_CUDA(bt, out, cudaMalloc(&du, all));
+  BT_CUDA(bt, out, cudaMemcpy(df, h, all, cudaMemcpyHostToDevice));
+  if (once) {
+    BT_PSCR(bt, out, pscr_solve_device_batch(plan, K, df, nval, du, nval, NULL));
+    BT_CUDA(bt, out, cudaDeviceSynchronize());
+    rc = 0;
+    goto out;
+  }
+  BT_CUDA(bt, out, cudaMalloc(&dv, all));
+  BT_CUDA(bt, out, cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+  for (; made < 3 * REPEAT; made++)
+    BT_CUDA(bt, out, cudaEventCreate(&ev[made]));
+  /* du: single solves; dv: the batch. */
+  for (int round = -GPU_WARMUP; round < REPEAT; round++) {
+    if (round >= 0)
+      BT_CUDA(bt, out, cudaEventRecord(ev[3 * round], s));
+    for (int r = 0; r < K; r++)
+      BT_PSCR(bt, out,
+              pscr_solve_device(plan, (const char *)df + (size_t)r * bytes,
+                                (char *)du + (size_t)r * bytes, s));
+    if (round >= 0)
+      BT_CUDA(bt, out, cudaEventRecord(ev[3 * round + 1], s));
+    BT_PSCR(bt, out, pscr_solve_device_batch(plan, K, df, nval, dv, nval, s));
+    if (round >= 0)
+      BT_CUDA(bt, out, cudaEventRecord(ev[3 * round + 2], s));
+  }
+  BT_CUDA(bt, out, cudaStreamSynchronize(s));
+  for (int round = 0; round < REPEAT; round++) {
+    float a = 0, c = 0;
+    BT_CUDA(bt, out, cudaEventElapsedTime(&a, ev[3 * round], ev[3 * round + 1]));
+    BT_CUDA(bt, out, cudaEventElapsedTime(&c, ev[3 * round + 1], ev[3 * round + 2]));
+    ms1[round] = a;
+    msb[round] = c;
+  }
+  qsort(ms1, REPEAT, sizeof *ms1, cli_cmp_double);
+  qsort(msb, REPEAT, sizeof *msb, cli_cmp_double);
+  bt->single_ms = ms1[REPEAT / 2];
+  bt->batch_ms = msb[REPEAT / 2];
+  BT_CUDA(bt, out, cudaMemcpy(h, du, all, cudaMemcpyDeviceToHost));
+  BT_CUDA(bt, out, cudaMemcpy(hb, dv, all, cudaMemcpyDeviceToHost));
+  bt->bitwise = memcmp(h, hb, all) == 0;
+  rc = 0;
+out:
+  if (s)
+    cudaStreamSynchronize(s);
+  for (int i = 0; i < made; i++)
+    cudaEventDestroy(ev[i]);
+  if (s)
+    cudaStreamDestroy(s);
+  cudaFree(df);
+  cudaFree(du);
+  cudaFree(dv);
+  free(h);
+  free(hb);
+  free(ms1);
+  free(msb);
+  return rc;
+}
+
 int main(int argc, char **argv)
 {
-  if (argc < 3 || strlen(argv[1]) != 2 || (argv[1][0] != 'p' && argv[1][0] != 'h') ||
-      (argv[1][1] != '2' && argv[1][1] != '3')) {
-    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS]\n", argv[0]);
+  /* --nrhs K may stand anywhere; the rest are positional. */
+  int nrhs = 0, npos = 0;
+  char *pos[4] = {NULL, NULL, NULL, NULL};
+  for (int a = 1; a < argc; a++) {
+    if (!strcmp(argv[a], "--nrhs") && a + 1 < argc)
+      nrhs = atoi(argv[++a]);
+    else if (npos < 4)
+      pos[npos++] = argv[a];
+    else
+      npos = 5; /* too many */
+  }
+  if (npos < 2 || npos > 3 || strlen(pos[0]) != 2 || (pos[0][0] != 'p' && pos[0][0] != 'h') ||
+      (pos[0][1] != '2' && pos[0][1] != '3') || nrhs < 0 ||
+      (argc > 1 && !strcmp(argv[argc - 1], "--nrhs"))) {
+    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS] [--nrhs K]\n", argv[0]);
     return 2;
   }
-  const int helm = argv[1][0] == 'h', ndim = argv[1][1] - '0';
-  const int n = atoi(argv[2]), rows = argc > 3 ? atoi(argv[3]) : 0;
+  const char *kind = pos[0];
+  const int helm = kind[0] == 'h', ndim = kind[1] - '0';
+  const int n = atoi(pos[1]), rows = npos > 2 ? atoi(pos[2]) : 0;
   int sizes[3] = {n, n, n};
   pscr_problem *pb = NULL;
   pscr_plan *plan = NULL;
@@ -72,17 +206,22 @@ int main(int argc, char **argv)
   o.backend = PSCR_BACKEND_CUDA;
   o.cuda_rows_per_thread = rows;
   o.check_finite = 0;
+  if (nrhs > 0)
+    o.max_batch = nrhs; /* one launch sequence for the whole batch */
   double t0 = cli_now();
   if ((st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, &o)) ||
       (st = pscr_solve(plan, b, u))) {
-    fprintf(stderr, "%s n=%d: %s (%s)\n", argv[1], n, pscr_status_string(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: %s (%s)\n", kind, n, pscr_status_string(st), pscr_last_error());
     goto out;
   }
   const double plan_s = cli_now() - t0;
   double berr, derr;
   cli_verify(pb, b, u, ue, au, &berr, &derr);
   if (getenv("PSCR_ONCE")) {
-    rc = solve_once(plan, b, bytes);
+    batch_timing bt;
+    rc = nrhs > 0 ? time_batch(plan, b, N, cplx, nrhs, 1, &bt) : solve_once(plan, b, bytes);
+    if (rc && nrhs > 0)
+      fprintf(stderr, "device batch: %s\n", bt.msg);
     goto out;
   }
   gpu_timing t;
@@ -92,7 +231,21 @@ int main(int argc, char **argv)
   }
   printf("%s n=%d rows=%d plan %.3f s  device solve median %.3f ms min %.3f ms  berr %.2e  "
          "derr %.2e  device-vs-host %.1e\n",
-         argv[1], n, rows, plan_s, t.solve_ms_median, t.solve_ms_min, berr, derr, t.rel_diff);
+         kind, n, rows, plan_s, t.solve_ms_median, t.solve_ms_min, berr, derr, t.rel_diff);
+  if (nrhs > 0) {
+    batch_timing bt;
+    if (time_batch(plan, b, N, cplx, nrhs, 0, &bt)) {
+      fprintf(stderr, "batch timing: %s\n", bt.msg);
+      goto out;
+    }
+    printf("%s n=%d rows=%d nrhs=%d  per right-hand side: %d x pscr_solve_device %.3f ms, "
+           "pscr_solve_device_batch %.3f ms (x%.2f)  median of %d  batch == single bitwise: "
+           "%s\n",
+           kind, n, rows, nrhs, nrhs, bt.single_ms / nrhs, bt.batch_ms / nrhs,
+           bt.single_ms / bt.batch_ms, REPEAT, bt.bitwise ? "yes" : "NO");
+    if (!bt.bitwise)
+      goto out;
+  }
   rc = 0;
 out:
   pscr_plan_destroy(plan);
