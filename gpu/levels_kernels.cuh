@@ -9,6 +9,7 @@
 #define PSCR_CUDA_LEVELS_KERNELS_CUH
 
 #include "cuda_args.cuh"
+#include "level_rhs.cuh"
 #include "stencil.cuh"
 
 namespace pscr_cuda {
@@ -76,19 +77,7 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
   {
     const size_t t = idx % S, sys = idx / S;
     const int e = (int)(sys % (size_t)L.ne), b = (int)(sys / (size_t)L.ne);
-    const int blk = L.eblk[e];
-    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
-    const T *w = L.w + (size_t)e * W_SLOTS;
-    const T *xb = x + (size_t)b * L.xs;
-    T v = T(0);
-    for (int q = 0; q < row[PSCR_CUDA_BLK_ND]; q++)
-      v += w[q] * xb[(size_t)row[PSCR_CUDA_BLK_D + q] * S + t];
-    if (g) {
-      const T *gb = g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
-      v -= w[W_FIRST] * gb[t];
-      v -= w[W_LAST] * gb[S + t];
-    }
-    r[sys * S + t] = v;
+    r[sys * S + t] = level_rhs(L, b, e, x, g).at(t);
     if (t == 0)
       shifts[sys] = cs[b] + L.lam[e];
   }

@@ -30,6 +30,7 @@
 #include <float.h>
 
 #include "cuda_args.cuh"
+#include "level_rhs.cuh"
 
 namespace pscr_cuda {
 
@@ -135,36 +136,13 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
     const bool active = sys_raw < nsys;
     const size_t sys = active ? sys_raw : nsys - 1;
     const int b = (int)(sys / (size_t)L.ne), e = (int)(sys % (size_t)L.ne);
-    const int blk = L.eblk[e];
-    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
-    const int nd = row[PSCR_CUDA_BLK_ND];
-    const T *we = L.w + (size_t)e * W_SLOTS;
     const T s = cs[b] + L.lam[e];
 
-    // r = sum_q w_q F_{d_q} (- w_first gL - w_last gR), coalesced, into shared memory.
+    // The right-hand side (level_rhs.cuh), coalesced, into shared memory.
     {
-      const T w0 = we[0], w1 = nd > 1 ? we[1] : T(0), w2 = nd > 2 ? we[2] : T(0);
-      const T wf = we[W_FIRST], wl = we[W_LAST];
-      const T *xb = x + (size_t)b * L.xs;
-      const T *src0 = xb + (size_t)row[PSCR_CUDA_BLK_D] * S;
-      const T *src1 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 1 ? 1 : 0)] * S;
-      const T *src2 = xb + (size_t)row[PSCR_CUDA_BLK_D + (nd > 2 ? 2 : 0)] * S;
-      const T *gl = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
-      for (int i = lp; i < npad; i += P) {
-        T r = T(0);
-        if (i < nl) {
-          r = w0 * src0[i];
-          if (nd > 1)
-            r += w1 * src1[i];
-          if (nd > 2)
-            r += w2 * src2[i];
-          if (gl) {
-            r -= wf * gl[i];
-            r -= wl * gl[S + i];
-          }
-        }
-        sb[i + i / M] = r;
-      }
+      const LevelRhs<T> R = level_rhs(L, b, e, x, g);
+      for (int i = lp; i < npad; i += P)
+        sb[i + i / M] = i < nl ? R.at((size_t)i) : T(0);
     }
     __syncthreads();
 

@@ -13,6 +13,7 @@
 #include <float.h>
 
 #include "cuda_args.cuh"
+#include "level_rhs.cuh"
 
 namespace pscr_cuda {
 
@@ -29,29 +30,13 @@ __global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T 
   for (size_t sys = (size_t)blockIdx.x * blockDim.x + threadIdx.x; sys < nsys;
        sys += (size_t)gridDim.x * blockDim.x) {
     const int b = (int)(sys / (size_t)L.ne), e = (int)(sys % (size_t)L.ne);
-    const int blk = L.eblk[e];
-    const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
-    const int nd = row[PSCR_CUDA_BLK_ND];
-    const T *wp = L.w + (size_t)e * W_SLOTS;
-    T w[W_SLOTS];
-    for (int q = 0; q < W_SLOTS; q++)
-      w[q] = wp[q];
-    const T *src[3];
-    for (int q = 0; q < 3; q++)
-      src[q] = x + (size_t)b * L.xs + (size_t)row[PSCR_CUDA_BLK_D + q] * S;
-    const T *gl = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
+    const LevelRhs<T> R = level_rhs(L, b, e, x, g);
     const T s = cs[b] + L.lam[e];
 
     int bad = 0;
     T eprev = T(0), cprev = T(0), yprev = T(0);
     for (int i = 0; i < nl; i++) {
-      T r = T(0);
-      for (int q = 0; q < nd; q++)
-        r += w[q] * src[q][i];
-      if (gl) {
-        r -= w[W_FIRST] * gl[i];
-        r -= w[W_LAST] * gl[S + i];
-      }
+      const T r = R.at((size_t)i);
       const T diag = ad[i] + s * md[i];
       T piv;
       if (i == 0) {

@@ -1,0 +1,64 @@
+// The right-hand side of one subproblem of a level, shared by the three
+// kernels that form it (k_part, k_thomas, k_gather): for batch b and
+// eigenpair e of block B (eqs. 25 and 28),
+//   r = sum_q w_e[q] F_{d_q}  (- w_e[first] gL - w_e[last] gR in the back
+//       substitution),
+// entry t of a slab. Named scalars and pointers, not arrays: a runtime-
+// indexed array would live in local memory.
+#ifndef PSCR_CUDA_LEVEL_RHS_CUH
+#define PSCR_CUDA_LEVEL_RHS_CUH
+
+#include "cuda_args.cuh"
+
+namespace pscr_cuda {
+
+template <class T> struct LevelRhs {
+  const T *s0, *s1, *s2; // F_{d_q}; unused ones alias s0 (valid addresses)
+  const T *gl, *gr;      // gL, gR, or NULL in the forward reduction
+  T w0, w1, w2, wf, wl;
+  int nd;
+
+  __device__ T at(size_t t) const
+  {
+    T r = w0 * s0[t];
+    if (nd > 1)
+      r += w1 * s1[t];
+    if (nd > 2)
+      r += w2 * s2[t];
+    if (gl) {
+      r -= wf * gl[t];
+      r -= wl * gr[t];
+    }
+    return r;
+  }
+};
+
+// x: the level's batch vectors (batch b at x + b L.xs); g: NULL (forward) or
+// gL | gR per (batch, block) as k_couple_back writes them.
+template <class T>
+__device__ inline LevelRhs<T> level_rhs(const LevelArgs<T> &L, int b, int e, const T *x,
+                                        const T *g)
+{
+  const size_t S = L.S;
+  const int blk = L.eblk[e];
+  const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
+  const T *we = L.w + (size_t)e * W_SLOTS;
+  const T *xb = x + (size_t)b * L.xs;
+  LevelRhs<T> R;
+  R.nd = row[PSCR_CUDA_BLK_ND];
+  R.w0 = we[0];
+  R.w1 = R.nd > 1 ? we[1] : T(0);
+  R.w2 = R.nd > 2 ? we[2] : T(0);
+  R.wf = we[W_FIRST];
+  R.wl = we[W_LAST];
+  R.s0 = xb + (size_t)row[PSCR_CUDA_BLK_D] * S;
+  R.s1 = xb + (size_t)row[PSCR_CUDA_BLK_D + (R.nd > 1 ? 1 : 0)] * S;
+  R.s2 = xb + (size_t)row[PSCR_CUDA_BLK_D + (R.nd > 2 ? 2 : 0)] * S;
+  R.gl = g ? g + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S : nullptr;
+  R.gr = g ? R.gl + S : nullptr;
+  return R;
+}
+
+} // namespace pscr_cuda
+
+#endif
