@@ -1,7 +1,7 @@
 /*
  * C side of the CUDA backend: reads the plan (C11 headers) into the plain
  * view of cuda_view.h and provides the ops table. The work happens in
- * cuda_backend.cu.
+ * cuda_setup.cu, cuda_solve.cu and cuda_host.cu.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -62,7 +62,8 @@ typedef struct pscr_cuda_view {
 /* cuda_glue.c: memcpy on nthreads OpenMP threads (staging copies). */
 void pscr_cuda_host_copy(void *dst, const void *src, size_t bytes, int nthreads);
 
-/* cuda_backend.cu: the backend on a view. *state is the backend's private data. */
+/* cuda_setup.cu, cuda_solve.cu, cuda_host.cu: the backend on a view. *state is the
+   backend's private data. */
 pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **state, size_t *device_bytes);
 pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view *v);
 pscr_status pscr_cuda_state_solve(void *state, const void *f, void *u);

@@ -1,5 +1,5 @@
 // CUDA device discovery. The backend's ops table (pscr_cuda_backend) lives in
-// cuda_glue.c, the work in cuda_backend.cu.
+// cuda_glue.c, the work in cuda_setup.cu, cuda_solve.cu and cuda_host.cu.
 #include <cuda_runtime.h>
 
 extern "C" {

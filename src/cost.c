@@ -3,7 +3,7 @@
  * K does K times the flops and bytes, and on the CUDA backend the launches
  * of one solve per group of max_batch): floating-point operations and
  * global-memory bytes per stage kind, counted by walking the plan's level
- * structure exactly as the CUDA driver (gpu/cuda_backend.cu, run_dim) walks
+ * structure exactly as the CUDA driver (gpu/cuda_solve.cu, run_dim) walks
  * it. Every count below names the kernel line it models, so a change to a
  * kernel shows here as a change to one formula.
  *

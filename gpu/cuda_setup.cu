@@ -1,0 +1,373 @@
+// CUDA backend, setup side: device memory for everything a solve needs
+// (allocated at plan time, so a solve allocates nothing), the upload of the
+// plan's factors, eigen data and level tables, and teardown. The solves are
+// in cuda_solve.cu (device arrays) and cuda_host.cu (host arrays).
+#include <cuda_runtime.h>
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_state.cuh"
+#include "partition.cuh"
+
+namespace pscr_cuda {
+
+cudaError_t dalloc(State *s, void **p, size_t bytes)
+{
+  *p = nullptr;
+  if (s->nmem == MAX_ALLOCS)
+    return cudaErrorInvalidValue;
+  if (bytes == 0)
+    bytes = 16;
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) {
+    *p = nullptr;
+    return e;
+  }
+  s->mem[s->nmem++] = *p;
+  s->bytes += bytes;
+  return cudaSuccess;
+}
+
+void state_free(State *s)
+{
+  if (!s)
+    return;
+  cudaSetDevice(s->device);
+  for (int i = 0; i < s->nmem; i++)
+    cudaFree(s->mem[i]);
+  for (int i = 0; i < 2; i++) {
+    if (s->pin[i])
+      cudaFreeHost(s->pin[i]);
+    if (s->pin_done[i])
+      cudaEventDestroy(s->pin_done[i]);
+  }
+  if (s->stream)
+    cudaStreamDestroy(s->stream);
+  for (int d = 0; d < 2; d++) {
+    free(s->dim[d].lvl);
+    free(s->dim[d].lit0);
+    free(s->dim[d].lnit);
+    free(s->dim[d].ldirect);
+  }
+  cudaGetLastError(); // teardown errors are not reported; do not leave them sticky
+  free(s);
+}
+
+namespace {
+
+// Reduction items of dimension d (levels_kernels.cuh): each block's
+// eigenpairs in runs of ITEM_EIGS. Host tables per level, device tables.
+pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int **items, int **bitem)
+{
+  DimState *D = &s->dim[d];
+  const int k = V->k > 0 ? V->k : 1;
+  D->lit0 = (int *)calloc((size_t)k, sizeof(int));
+  D->lnit = (int *)calloc((size_t)k, sizeof(int));
+  D->ldirect = (int *)calloc((size_t)k, sizeof(int));
+  *bitem = (int *)malloc((size_t)(V->nblk > 0 ? V->nblk : 1) * 2 * sizeof(int));
+  if (!D->lit0 || !D->lnit || !D->ldirect || !*bitem)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items of dimension %d", d + 1);
+  size_t nitem = 0;
+  for (int b = 0; b < V->nblk; b++) {
+    const int *row = V->blk + (size_t)b * PSCR_CUDA_BLK_INTS;
+    const int m = row[PSCR_CUDA_BLK_LAST] - row[PSCR_CUDA_BLK_FIRST] + 1;
+    nitem += (size_t)((m + ITEM_EIGS - 1) / ITEM_EIGS);
+  }
+  if (nitem > (size_t)INT_MAX / 3)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items: %zu items", nitem);
+  *items = (int *)malloc((nitem > 0 ? nitem : 1) * 3 * sizeof(int));
+  if (!*items)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items of dimension %d", d + 1);
+  int it = 0;
+  for (int i = 0; i < V->k; i++) {
+    const pscr_cuda_level_view &lv = V->lvl[i];
+    D->lit0[i] = it;
+    int direct = 1;
+    for (int b = 0; b < lv.nb; b++) {
+      const int *row = V->blk + (size_t)(lv.blk0 + b) * PSCR_CUDA_BLK_INTS;
+      const int e0 = row[PSCR_CUDA_BLK_EREL];
+      const int e1 = e0 + row[PSCR_CUDA_BLK_LAST] - row[PSCR_CUDA_BLK_FIRST] + 1;
+      (*bitem)[2 * (lv.blk0 + b)] = it - D->lit0[i];
+      int cnt = 0;
+      for (int e = e0; e < e1; e += ITEM_EIGS, cnt++, it++) {
+        (*items)[3 * it] = b;
+        (*items)[3 * it + 1] = e;
+        (*items)[3 * it + 2] = e + ITEM_EIGS < e1 ? e + ITEM_EIGS : e1;
+      }
+      (*bitem)[2 * (lv.blk0 + b) + 1] = cnt;
+      direct &= cnt == 1;
+    }
+    D->lnit[i] = it - D->lit0[i];
+    D->ldirect[i] = direct;
+    if (D->lnit[i] > D->max_nit)
+      D->max_nit = D->lnit[i];
+  }
+  D->nitem = it;
+  return PSCR_SUCCESS;
+}
+
+} // namespace
+
+// Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
+// Automatic, from H100 measurements (bench/results/2026-11-23-h100-tuning):
+// 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
+// want short dependency chains (2D n = 256: 0.18 ms with 2, 0.20 ms with 8);
+// more rows while P would exceed PART_MAX_P; past 16 PART_MAX_P rows, the
+// serial path.
+int choose_rows(int requested, int n, int ndim)
+{
+  if (requested < 0)
+    return 0;
+  if (requested > 0)
+    return part_threads_per_system(n, requested) <= PART_MAX_P ? requested : 0;
+  for (int m = n > 2048 ? 16 : (ndim == 2 && n <= 256 ? 2 : 8); m <= 16; m *= 2)
+    if (part_threads_per_system(n, m) <= PART_MAX_P)
+      return m;
+  return 0;
+}
+
+} // namespace pscr_cuda
+
+using pscr_cuda::State;
+
+extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out,
+                                             size_t *device_bytes)
+{
+  pscr_status st = PSCR_SUCCESS;
+  *out = nullptr;
+  *device_bytes = 0;
+  State *s = (State *)calloc(1, sizeof *s);
+  if (!s)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA backend state");
+  s->device = v->device;
+  s->cplx = v->is_complex;
+  s->ndim = v->ndim;
+  s->total = v->total;
+  s->elem = v->elem;
+  for (int d = 0; d < 3; d++)
+    s->n[d] = v->n[d];
+  const size_t es = v->elem;
+  s->max_batch = v->max_batch;
+  // Largest batch of each dimension: max_batch right-hand sides at the top,
+  // then times the outer max_ne (the 3D inner 2D solves).
+  size_t batch = (size_t)v->max_batch;
+  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim);
+  s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
+  // Every workspace is at most a few times max_batch * total elements
+  // (validation bounds 64 total bytes), and batch indices are ints.
+  if (v->max_batch < 1 || (size_t)v->max_batch > (SIZE_MAX / 64) / v->total ||
+      (v->ndim == 3 && (size_t)v->max_batch * (size_t)v->dim[0].max_ne > (size_t)INT_MAX)) {
+    st = PSCR_ERROR(PSCR_ERROR_DEVICE_ALLOC,
+                    "max_batch %d: the batch workspace (max_batch * n1*n2%s elements) "
+                    "overflows the address space",
+                    v->max_batch, v->ndim == 3 ? "*n3" : "");
+    goto fail;
+  }
+
+  PSCR_CUDA_GOTO(st, fail, cudaSetDevice(v->device));
+  PSCR_CUDA_GOTO(st, fail,
+                 cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, v->device));
+  PSCR_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+  for (int d = 0; d < v->ndim; d++) {
+    size_t b = 4 * (size_t)v->n[d] * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->fac[d], b), b);
+  }
+  {
+    const size_t b = (size_t)s->max_batch * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->cs0, b), b);
+  }
+  if (s->rows > 0) {
+    const size_t b = 4 * (size_t)s->part_p * (size_t)s->rows * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
+    PSCR_CUDA_GOTO(st, fail,
+                   pscr_cuda::part_attributes(v->is_complex != 0));
+  }
+  PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
+                       sizeof(int));
+  {
+    const size_t b = (size_t)s->max_batch * v->total * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->xbuf, b), b);
+  }
+  s->nthreads = v->num_threads > 0 ? v->num_threads : 1;
+  if (v->total * es > pscr_cuda::STAGE_MIN) {
+    for (int i = 0; i < 2; i++) {
+      PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMallocHost(&s->pin[i], pscr_cuda::STAGE_CHUNK),
+                           pscr_cuda::STAGE_CHUNK);
+      PSCR_CUDA_GOTO(st, fail, cudaEventCreateWithFlags(&s->pin_done[i], cudaEventDisableTiming));
+    }
+  }
+  for (int d = 0; d < v->ndim - 1; d++) {
+    const pscr_cuda_dim_view *V = &v->dim[d];
+    pscr_cuda::DimState *D = &s->dim[d];
+    D->n = V->n;
+    D->k = V->k;
+    D->S = 1;
+    for (int e = d + 1; e < v->ndim; e++)
+      D->S *= (size_t)v->n[e];
+    D->neig = V->neig;
+    D->nblk = V->nblk;
+    D->njl = V->njl;
+    D->lvl = (pscr_cuda_level_view *)malloc((size_t)(V->k > 0 ? V->k : 1) * sizeof *D->lvl);
+    if (!D->lvl) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA level list of dimension %d", d + 1);
+      goto fail;
+    }
+    memcpy(D->lvl, V->lvl, (size_t)V->k * sizeof *D->lvl);
+    size_t b;
+    b = (size_t)V->nblk * PSCR_CUDA_BLK_INTS * sizeof(int);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&D->blk, b), b);
+    b = V->neig * sizeof(int);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&D->eblk, b), b);
+    b = (size_t)V->njl * 3 * sizeof(int);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&D->jl, b), b);
+    b = V->neig * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->lam, b), b);
+    b = V->neig * pscr_cuda::W_SLOTS * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->w, b), b);
+    b = batch * (size_t)V->max_ne * D->S * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->v, b), b);
+    b = batch * (size_t)V->max_nb * 2 * D->S * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->lr, b), b);
+    {
+      int *items = nullptr, *bitem = nullptr;
+      st = pscr_cuda::build_items(s, d, V, &items, &bitem);
+      if (st == PSCR_SUCCESS) {
+        const size_t bi = (size_t)(D->nitem > 0 ? D->nitem : 1) * 3 * sizeof(int);
+        const size_t bb = (size_t)(V->nblk > 0 ? V->nblk : 1) * 2 * sizeof(int);
+        cudaError_t ce = pscr_cuda::dalloc(s, (void **)&D->items, bi);
+        if (ce == cudaSuccess)
+          ce = pscr_cuda::dalloc(s, (void **)&D->bitem, bb);
+        if (ce == cudaSuccess)
+          ce = cudaMemcpy(D->items, items, bi, cudaMemcpyHostToDevice);
+        if (ce == cudaSuccess)
+          ce = cudaMemcpy(D->bitem, bitem, bb, cudaMemcpyHostToDevice);
+        if (ce != cudaSuccess) {
+          cudaGetLastError();
+          st = pscr_error_set(ce == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC
+                                                              : PSCR_ERROR_DEVICE,
+                              __FILE__, __LINE__, "CUDA reduction items: %s",
+                              cudaGetErrorString(ce));
+        }
+      }
+      free(items);
+      free(bitem);
+      if (st != PSCR_SUCCESS)
+        goto fail;
+    }
+    b = batch * (size_t)(D->max_nit > 0 ? D->max_nit : 1) * 3 * D->S * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->part, b), b);
+    if (d < v->ndim - 2) {
+      b = batch * (size_t)V->max_ne * es;
+      PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->shifts, b), b);
+    } else {
+      b = batch * (size_t)V->max_ne * D->S * es;
+      PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->cp, b), b);
+    }
+    batch *= (size_t)V->max_ne;
+  }
+  *out = s;
+  *device_bytes = s->bytes;
+  return PSCR_SUCCESS;
+
+fail:
+  pscr_cuda::state_free(s);
+  return st;
+}
+
+extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view *v)
+{
+  State *s = (State *)state;
+  pscr_status st = PSCR_SUCCESS;
+  const size_t es = s->elem;
+  int nmax = 1;
+  for (int d = 0; d < s->ndim; d++)
+    nmax = s->n[d] > nmax ? s->n[d] : nmax;
+  char *stage = (char *)malloc(4 * (size_t)nmax * es);
+  if (!stage)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA upload staging (%zu bytes)",
+                      4 * (size_t)nmax * es);
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  // Factors: a_diag | a_off | m_diag | m_off, off-diagonals zero-padded to n.
+  for (int d = 0; d < s->ndim; d++) {
+    const size_t n = (size_t)s->n[d];
+    memset(stage, 0, 4 * n * es);
+    for (int a = 0; a < 4; a++) {
+      const size_t cnt = (a & 1) ? n - 1 : n;
+      if (cnt > 0)
+        memcpy(stage + (size_t)a * n * es, v->fac[d][a], cnt * es);
+    }
+    PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->fac[d], stage, 4 * n * es, cudaMemcpyHostToDevice));
+  }
+  // k_part's chunk-major copy of the last dimension's factors, identity past n.
+  if (s->rows > 0) {
+    const int P = s->part_p, M = s->rows, l = s->ndim - 1;
+    const size_t np = (size_t)P * M, n = (size_t)s->n[l];
+    char *pf = (char *)calloc(4 * np, es);
+    if (!pf) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA chunk-major factors (%zu bytes)", 4 * np * es);
+      goto out;
+    }
+    const double one[2] = {1.0, 0.0};
+    for (size_t i = 0; i < np; i++) {
+      const size_t at = (i % (size_t)M) * (size_t)P + i / (size_t)M;
+      // ad | md | ao | mo; view factors: a_diag, a_off, m_diag, m_off.
+      const void *srcs[4] = {i < n ? (const char *)v->fac[l][0] + i * es : (const void *)one,
+                             i < n ? (const char *)v->fac[l][2] + i * es : nullptr,
+                             i + 1 < n ? (const char *)v->fac[l][1] + i * es : nullptr,
+                             i + 1 < n ? (const char *)v->fac[l][3] + i * es : nullptr};
+      for (int a = 0; a < 4; a++)
+        if (srcs[a])
+          memcpy(pf + ((size_t)a * np + at) * es, srcs[a], es);
+    }
+    cudaError_t ce = cudaMemcpy(s->pfac, pf, 4 * np * es, cudaMemcpyHostToDevice);
+    free(pf);
+    PSCR_CUDA_GOTO(st, out, ce);
+  }
+  // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex).
+  {
+    const size_t b = (size_t)s->max_batch * es;
+    char *cs = (char *)malloc(b);
+    if (!cs) {
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA batch shifts (%zu bytes)", b);
+      goto out;
+    }
+    for (int r = 0; r < s->max_batch; r++)
+      memcpy(cs + (size_t)r * es, v->shift, es);
+    cudaError_t ce = cudaMemcpy(s->cs0, cs, b, cudaMemcpyHostToDevice);
+    free(cs);
+    PSCR_CUDA_GOTO(st, out, ce);
+  }
+  for (int d = 0; d < s->ndim - 1; d++) {
+    const pscr_cuda_dim_view *V = &v->dim[d];
+    pscr_cuda::DimState *D = &s->dim[d];
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpy(D->blk, V->blk, (size_t)V->nblk * PSCR_CUDA_BLK_INTS * sizeof(int),
+                              cudaMemcpyHostToDevice));
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpy(D->eblk, V->eblk, V->neig * sizeof(int), cudaMemcpyHostToDevice));
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpy(D->jl, V->jl, (size_t)V->njl * 3 * sizeof(int),
+                              cudaMemcpyHostToDevice));
+    PSCR_CUDA_GOTO(st, out, cudaMemcpy(D->lam, V->lambda, V->neig * es, cudaMemcpyHostToDevice));
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpy(D->w, V->w, V->neig * pscr_cuda::W_SLOTS * es,
+                              cudaMemcpyHostToDevice));
+  }
+  // Solves run on other streams (the private one is non-blocking): finish here.
+  PSCR_CUDA_GOTO(st, out, cudaDeviceSynchronize());
+out:
+  free(stage);
+  return st;
+}
+
+extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
+
+extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads)
+{
+  const State *s = (const State *)state;
+  *rows = s->rows;
+  *threads = s->rows > 0 ? s->part_p : 1;
+}

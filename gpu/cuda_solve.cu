@@ -1,0 +1,342 @@
+// CUDA backend, solve side: the level driver of the radix-4 PSCR solve
+// (DESIGN.md section 2), mirroring cpu_solve_impl.h. Each stage of a level
+// is one launch over all its blocks and eigenpairs; the 3D dimension-1
+// subproblems (2D solves with shifts c + lambda_e) run as one batched 2D
+// solve per outer level. The right-hand sides of a batched solve
+// (pscr_solve_batch) are batches of the top dimension in the same way: up to
+// max_batch of them share every launch. A solve only enqueues work on its
+// stream. Also the device-array entry points and the profiling mode.
+#include <cuda_runtime.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_check.h"
+#include "cuda_state.cuh"
+#include "levels_kernels.cuh"
+#include "partition.cuh"
+#include "thomas.cuh"
+
+namespace pscr_cuda {
+
+namespace {
+
+template <class T>
+cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
+                    cudaStream_t stream);
+
+template <class T, int M>
+cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
+                          const T *g, T *v, cudaStream_t stream)
+{
+  const int P = s->part_p, threads = part_block_threads(P), spb = threads / P;
+  const size_t nsys = (size_t)B * (size_t)L.ne;
+  const size_t np = (size_t)P * M;
+  // Factors staged in shared memory when small; then a persistent grid.
+  const int stage = 4 * np * sizeof(T) <= PART_STAGE_BYTES;
+  size_t blocks = (nsys + (size_t)spb - 1) / (size_t)spb;
+  const size_t cap = stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
+  if (blocks > cap)
+    blocks = cap;
+  const size_t smem =
+      (size_t)threads * part_smem_per_thread<M>() * sizeof(T) + (stage ? 4 * np * sizeof(T) : 0);
+  PartFacs<T> C;
+  C.ad = (const T *)s->pfac;
+  C.md = C.ad + np;
+  C.ao = C.md + np;
+  C.mo = C.ao + np;
+  k_part<T, M><<<(unsigned)blocks, threads, smem, stream>>>(L, C, s->n[s->ndim - 1], B, cs, x, g,
+                                                             v, P, stage, s->flag);
+  return pscr_cuda_launch_check(stream);
+}
+
+// k_part may need more than the default 48 KB of dynamic shared memory.
+template <class T, int M> cudaError_t part_attr()
+{
+  return cudaFuncSetAttribute(k_part<T, M>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                              PART_MAX_P * part_smem_per_thread<M>() * (int)sizeof(T) +
+                                  PART_STAGE_BYTES);
+}
+
+template <class T> cudaError_t part_attrs()
+{
+  cudaError_t e = part_attr<T, 2>();
+  if (e == cudaSuccess)
+    e = part_attr<T, 4>();
+  if (e == cudaSuccess)
+    e = part_attr<T, 8>();
+  if (e == cudaSuccess)
+    e = part_attr<T, 16>();
+  return e;
+}
+
+template <class T>
+cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
+                        const T *g, T *v, int rows, cudaStream_t stream)
+{
+  switch (rows) {
+  case 2:
+    return launch_part_m<T, 2>(s, L, B, cs, x, g, v, stream);
+  case 4:
+    return launch_part_m<T, 4>(s, L, B, cs, x, g, v, stream);
+  case 8:
+    return launch_part_m<T, 8>(s, L, B, cs, x, g, v, stream);
+  default:
+    return launch_part_m<T, 16>(s, L, B, cs, x, g, v, stream);
+  }
+}
+
+// The subproblems of one level: solutions into dim[d].v (Thomas layout at the
+// last-but-one dimension, slabs otherwise). g: NULL forward, gL|gR back.
+template <class T>
+cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, const T *cs,
+                        T *x, const T *g, int rows, cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  if (d == s->ndim - 2) {
+    const size_t nsys = (size_t)B * (size_t)L.ne;
+    if (rows == 0) {
+      k_thomas<T><<<grid_of(nsys), THREADS, 0, stream>>>(L, facs_of<T>(s), B, cs, x, g,
+                                                         (T *)D.v, (T *)s->cp, s->flag);
+    } else {
+      cudaError_t e = launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, stream);
+      if (e != cudaSuccess)
+        return e;
+    }
+    mark(s, PSCR_STAGE_LEVEL3, stream);
+    return pscr_cuda_launch_check(stream);
+  }
+  const size_t count = (size_t)B * (size_t)L.ne * L.S;
+  k_gather<T><<<grid_of(count), THREADS, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
+  mark(s, PSCR_STAGE_GATHER, stream);
+  cudaError_t e = pscr_cuda_launch_check(stream);
+  if (e != cudaSuccess)
+    return e;
+  // All ne subproblems of every batch as one batch of the next dimension
+  // (contiguous: subproblem sys at D.v + sys S, and n_{d+1} S_{d+1} = S).
+  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, L.S, (const T *)D.shifts, rows, stream);
+}
+
+// The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
+template <class T>
+cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, int back,
+                         const T *v, size_t vs, size_t vt, T *x, cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  const size_t nit = (size_t)B * (size_t)L.nit * L.S;
+  k_reduce_items<T><<<grid_of(nit), THREADS, 0, stream>>>(L, B, v, vs, vt, back, (T *)D.part,
+                                                          (T *)D.lr, x);
+  mark(s, PSCR_STAGE_SUMS, stream);
+  cudaError_t e = pscr_cuda_launch_check(stream);
+  if (e != cudaSuccess || L.direct)
+    return e;
+  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
+                                                         (T *)D.lr, x);
+  mark(s, PSCR_STAGE_SUMS, stream);
+  return pscr_cuda_launch_check(stream);
+}
+
+// Solve B independent problems of dimension d in place: batch b is
+// (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b xs
+// (xs >= n_d S; the gaps between batch vectors are not touched).
+template <class T>
+cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
+                    cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  const Facs<T> F = facs_of<T>(s);
+  const bool thomas = d == s->ndim - 2;
+  cudaError_t e;
+
+  // Forward reduction, levels 1..k-1.
+  for (int i = 1; i < D.k; i++) {
+    const LevelArgs<T> L = level_of<T>(s, d, i, xs);
+    if (L.nb == 0)
+      continue;
+    if ((e = level_solve<T>(s, d, L, B, cs, x, nullptr, rows, stream)) != cudaSuccess)
+      return e;
+    const size_t nsys = (size_t)B * (size_t)L.ne;
+    const bool serial = thomas && rows == 0;
+    const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
+    if ((e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
+      return e;
+    if (L.nj > 0) {
+      const size_t ncpl = (size_t)B * (size_t)L.nj * L.S;
+      k_couple_fwd<T><<<grid_of(ncpl), THREADS, 0, stream>>>(L, F, B, cs, (const T *)D.lr, x);
+      mark(s, PSCR_STAGE_COUPLING, stream);
+      if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
+        return e;
+    }
+  }
+
+  // Back substitution, levels k..1.
+  for (int i = D.k; i >= 1; i--) {
+    const LevelArgs<T> L = level_of<T>(s, d, i, xs);
+    if (L.nb == 0)
+      continue;
+    const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+    k_couple_back<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    mark(s, PSCR_STAGE_COUPLING, stream);
+    if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
+      return e;
+    if ((e = level_solve<T>(s, d, L, B, cs, x, (const T *)D.lr, rows, stream)) != cudaSuccess)
+      return e;
+    const size_t nsys = (size_t)B * (size_t)L.ne;
+    const bool serial = thomas && rows == 0;
+    const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
+    if ((e = level_reduce<T>(s, d, L, B, 1, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
+      return e;
+  }
+  return cudaSuccess;
+}
+
+} // namespace
+
+cudaError_t part_attributes(bool cplx)
+{
+  return cplx ? part_attrs<zc>() : part_attrs<double>();
+}
+
+// The whole solve of nb right-hand sides (1 <= nb <= max_batch) on `stream`
+// with the given level-3 solver (rows, as State.rows): f_r at f + r ldf, u_r
+// at u + r ldu (elements, >= total); u == f only with ldu == ldf (in place).
+// One launch sequence, the launches of a single solve, each over nb times the
+// work; every u_r gets bitwise the numbers of a single solve (each kernel
+// computes an entry the same way whatever B is).
+//
+// Strided batches: the kernels address the top dimension's batch vectors
+// through LevelArgs.xs, so the solve runs in u itself whatever ldu is. The
+// alternative, gathering the vectors into a contiguous device buffer and
+// scattering them back, would need max_batch * total more device memory and
+// two more passes over the data per right-hand side, for nothing the kernels
+// cannot do with one multiply.
+pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u,
+                                   size_t ldu, cudaStream_t cs, int rows)
+{
+  pscr_status st = PSCR_SUCCESS;
+  cudaError_t e;
+  const size_t words = s->cplx ? 2 : 1, count = s->total * words;
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs); // profiling: the start
+  if (u != f) {
+    if (nb == 1 || (ldf == s->total && ldu == s->total)) {
+      PSCR_CUDA_GOTO(st, out,
+                     cudaMemcpyAsync(u, f, (size_t)nb * s->total * s->elem, cudaMemcpyDefault,
+                                     cs));
+    } else {
+      // Gaps between the vectors: one strided copy kernel (no cudaMemcpy2D,
+      // whose pitch is limited to the device's memPitch).
+      unsigned gx = pscr_cuda::grid_of(count);
+      if (gx > 8u * (unsigned)s->sms)
+        gx = 8u * (unsigned)s->sms;
+      const dim3 grid(gx, (unsigned)(nb < 65535 ? nb : 65535));
+      pscr_cuda::k_copy_batch<<<grid, pscr_cuda::THREADS, 0, cs>>>(
+          (const double *)f, ldf * words, (double *)u, ldu * words, count, nb);
+      PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
+    }
+    pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
+  }
+  PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), cs));
+  pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
+  if (s->cplx)
+    e = pscr_cuda::run_dim<pscr_cuda::zc>(s, 0, nb, (pscr_cuda::zc *)u, ldu,
+                                          (const pscr_cuda::zc *)s->cs0, rows, cs);
+  else
+    e = pscr_cuda::run_dim<double>(s, 0, nb, (double *)u, ldu, (const double *)s->cs0, rows,
+                                   cs);
+  PSCR_CUDA_GOTO(st, out, e);
+  {
+    // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)
+    // instead of one thread per entry keeps this check at a few microseconds.
+    // The pivots depend on the shifts only, not on f: a flag means that no
+    // u_r of the batch is a solution.
+    unsigned grid = pscr_cuda::grid_of(count);
+    if (grid > 4u * (unsigned)s->sms)
+      grid = 4u * (unsigned)s->sms;
+    pscr_cuda::k_nan_if_flag<<<grid, pscr_cuda::THREADS, 0, cs>>>(s->flag, (double *)u, count,
+                                                                  nb, ldu * words);
+    pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
+    PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
+  }
+out:
+  return st;
+}
+
+extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, void *u,
+                                                    void *stream)
+{
+  State *s = (State *)state;
+  return solve_on_stream(s, 1, f, s->total, u, s->total, (cudaStream_t)stream, s->rows);
+}
+
+// Groups of up to max_batch right-hand sides, one launch sequence each, in
+// order on `stream`. Nothing is allocated and nothing waits for the host, so
+// the call can be captured into a CUDA graph.
+extern "C" pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void *f,
+                                                          size_t ldf, void *u, size_t ldu,
+                                                          void *stream)
+{
+  State *s = (State *)state;
+  for (int r0 = 0; r0 < nrhs; r0 += s->max_batch) {
+    const int nb = nrhs - r0 < s->max_batch ? nrhs - r0 : s->max_batch;
+    const pscr_status st =
+        solve_on_stream(s, nb, (const char *)f + (size_t)r0 * ldf * s->elem, ldf,
+                        (char *)u + (size_t)r0 * ldu * s->elem, ldu, (cudaStream_t)stream,
+                        s->rows);
+    if (st != PSCR_SUCCESS)
+      return st;
+  }
+  return PSCR_SUCCESS;
+}
+
+} // namespace pscr_cuda
+
+using pscr_cuda::State;
+
+extern "C" pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u,
+                                                     void *stream, double *ms, size_t launches)
+{
+  State *s = (State *)state;
+  pscr_cuda::Prof prof = {};
+  pscr_status st = PSCR_SUCCESS;
+  cudaStream_t cs = (cudaStream_t)stream;
+  // One event for the start, one after each launch.
+  const size_t cap = launches + 1;
+  prof.ev = (cudaEvent_t *)calloc(cap, sizeof *prof.ev);
+  prof.kind = (int *)calloc(cap, sizeof *prof.kind);
+  size_t made = 0;
+  if (!prof.ev || !prof.kind) {
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "%zu profiling events", cap);
+    goto out;
+  }
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  for (; made < cap; made++)
+    PSCR_CUDA_GOTO(st, out, cudaEventCreate(&prof.ev[made]));
+  prof.cap = cap;
+  s->prof = &prof;
+  st = solve_on_stream(s, 1, f, s->total, u, s->total, cs, s->rows);
+  s->prof = nullptr;
+  if (st != PSCR_SUCCESS)
+    goto out;
+  PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(cs));
+  if (prof.overflow || prof.n != cap) {
+    st = PSCR_ERROR(PSCR_ERROR_DEVICE,
+                    "profiling: the solve made %s launches than the cost model's %zu",
+                    prof.overflow ? "more" : "fewer", launches);
+    goto out;
+  }
+  PSCR_CUDA_GOTO(st, out, prof.err);
+  for (size_t i = 1; i < prof.n; i++) {
+    float t = 0;
+    PSCR_CUDA_GOTO(st, out, cudaEventElapsedTime(&t, prof.ev[i - 1], prof.ev[i]));
+    ms[prof.kind[i]] += t;
+  }
+out:
+  s->prof = nullptr;
+  for (size_t i = 0; i < made; i++)
+    cudaEventDestroy(prof.ev[i]);
+  free(prof.ev);
+  free(prof.kind);
+  return st;
+}

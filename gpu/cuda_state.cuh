@@ -1,0 +1,155 @@
+// Internal state of the CUDA backend, shared by its translation units:
+// cuda_setup.cu (allocation, upload, teardown), cuda_solve.cu (the level
+// driver, device-array solves, profiling) and cuda_host.cu (host-array
+// solves through pinned staging). Not part of the public API.
+#ifndef PSCR_CUDA_STATE_CUH
+#define PSCR_CUDA_STATE_CUH
+
+#include <cuda_runtime.h>
+#include <string.h>
+
+#include "cuda_args.cuh"
+#include "cuda_view.h"
+
+namespace pscr_cuda {
+
+// Device tables and workspace of one dimension d (0 .. ndim-2).
+struct DimState {
+  int n, k;
+  size_t S;          // slab length below d
+  size_t neig;       // eigenpairs over all levels
+  int nblk, njl;
+  pscr_cuda_level_view *lvl; // host copy, k entries
+  int *lit0, *lnit;          // host, per level: first item (in items) and item count
+  int *ldirect;              // host, per level: every block is a single item
+  int nitem, max_nit;
+  int *blk, *eblk, *jl;      // device tables
+  int *items, *bitem;        // device: reduction items (3 ints), per block first item, count
+  void *lam, *w;             // device eigen data
+  // Workspace of the dimension's largest batch: max_batch at the top
+  // dimension, max_batch times the outer max_ne below it.
+  void *v;      // level solutions: batch * max_ne * S
+  void *lr;     // L_B|R_B or gL|gR: batch * max_nb * 2 * S
+  void *part;   // reduction partial sums: batch * max_nit * 3 * S
+  void *shifts; // subproblem shifts (dimensions below ndim-2 only)
+};
+
+enum { MAX_ALLOCS = 48 };
+
+// Profiling mode (pscr_solve_device_profile): an event after every launch,
+// tagged with the stage kind (pscr_stage) of that launch. NULL in State
+// during normal solves, so they record nothing.
+struct Prof {
+  cudaEvent_t *ev;
+  int *kind;
+  size_t n, cap;
+  bool overflow;   // more launches than the cost model counts
+  cudaError_t err; // the first failed record
+};
+
+// Host-array solves of more than STAGE_MIN bytes copy pageable f and u through
+// two pinned buffers of STAGE_CHUNK bytes, the host copy of one chunk
+// overlapping the transfer of the other (H100, 4096^2 double: the host API
+// time fell from 27 to about 12 ms, bench/results/2026-11-23-h100-cuda-v1).
+constexpr size_t STAGE_CHUNK = (size_t)8 << 20;
+constexpr size_t STAGE_MIN = (size_t)4 << 20;
+
+struct State {
+  int device, cplx, ndim, n[3];
+  size_t total, elem;
+  cudaStream_t stream; // private stream of the host-array solve
+  void *fac[3];        // 4 n_d entries per dimension
+  void *cs0;           // max_batch copies of the shift c: the top dimension's cs[b]
+  int *flag;           // singular-pivot flag
+  int max_batch;       // pscr_options.max_batch: right-hand sides per launch sequence
+  void *xbuf;          // max_batch * total entries: the host solve's device copy of f / u
+  void *cp;            // Thomas multipliers of the last-but-one dimension (serial path)
+  int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
+  int part_p;          // k_part threads per system
+  int sms;             // multiprocessors of the device
+  int nthreads;        // host threads for the staging copies
+  void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
+  cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
+  void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
+  DimState dim[2];
+  Prof *prof;          // non-NULL only inside pscr_cuda_state_solve_profile
+  void *mem[MAX_ALLOCS];
+  int nmem;
+  size_t bytes;
+};
+
+// Profiling mode: record that the launch just enqueued belongs to `kind`.
+inline void mark(const State *s, int kind, cudaStream_t stream)
+{
+  Prof *p = s->prof;
+  if (!p)
+    return;
+  if (p->n == p->cap) {
+    p->overflow = true;
+    return;
+  }
+  cudaError_t e = cudaEventRecord(p->ev[p->n], stream);
+  if (e != cudaSuccess && p->err == cudaSuccess)
+    p->err = e;
+  p->kind[p->n++] = kind;
+}
+
+template <class T> Facs<T> facs_of(const State *s)
+{
+  Facs<T> F;
+  memset(&F, 0, sizeof F);
+  F.ndim = s->ndim;
+  for (int d = 0; d < 3; d++) {
+    F.n[d] = s->n[d];
+    if (d < s->ndim) {
+      const T *base = (const T *)s->fac[d];
+      const size_t n = (size_t)s->n[d];
+      F.ad[d] = base;
+      F.ao[d] = base + n;
+      F.md[d] = base + 2 * n;
+      F.mo[d] = base + 3 * n;
+    }
+  }
+  return F;
+}
+
+// Level i of dimension d; xs: distance between the batch vectors of x.
+template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs)
+{
+  const DimState &D = s->dim[d];
+  const pscr_cuda_level_view &V = D.lvl[i - 1];
+  LevelArgs<T> L;
+  L.blk = D.blk + (size_t)V.blk0 * PSCR_CUDA_BLK_INTS;
+  L.eblk = D.eblk + V.eig0;
+  L.jl = D.jl + (size_t)V.j0 * 3;
+  L.lam = (const T *)D.lam + V.eig0;
+  L.w = (const T *)D.w + V.eig0 * W_SLOTS;
+  L.items = D.items + (size_t)D.lit0[i - 1] * 3;
+  L.bitem = D.bitem + (size_t)V.blk0 * 2;
+  L.nit = D.lnit[i - 1];
+  L.direct = D.ldirect[i - 1];
+  L.nb = V.nb;
+  L.nj = V.nj;
+  L.ne = V.ne;
+  L.d = d;
+  L.n = D.n;
+  L.S = D.S;
+  L.xs = xs;
+  return L;
+}
+
+// cuda_setup.cu
+cudaError_t dalloc(State *s, void **p, size_t bytes);
+void state_free(State *s);
+int choose_rows(int requested, int n, int ndim);
+
+// cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
+// be set in the translation unit that launches them), and the whole solve
+// of nb right-hand sides on a stream.
+cudaError_t part_attributes(bool cplx);
+pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
+                            cudaStream_t cs, int rows);
+
+} // namespace pscr_cuda
+
+#endif
