@@ -35,11 +35,13 @@
  *   pscr, c = -(1 - 0.5i) kbar^2: the complex-shifted Laplacian (Erlangga,
  *       Vuik, Oosterlee), robust for large contrasts, more iterations.
  *
+ * The operator, load, plans and the GMRES loop are gmres_problem.c, shared
+ * with pscr-gmres-gpu (gmres_helmholtz_gpu.cu).
+ *
  *   pscr-gmres [-n 127,255,511] [--omega W] [--nmax N] [--graded G] [--tol T]
  *              [--restart M] [--maxit K] [--threads T] [--[no-]baseline] [--test]
  */
 #define _POSIX_C_SOURCE 200809L
-#include <complex.h>
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -47,298 +49,9 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "gmres_problem.h"
 #include "krylov_common.h"
 #include "pscr.h"
-
-typedef double complex zdouble;
-
-/* Loops over fewer entries run serially: a parallel region costs more there. */
-#define PAR_MIN 32768
-
-/* The discrete operator and what the preconditioners need. */
-typedef struct helm_op {
-  int n;               /* nodes per dimension */
-  size_t N;            /* n^2 */
-  double omega;        /* background wave number */
-  double *h[2];        /* n - 1 steps per dimension */
-  double *x[2];        /* node coordinates */
-  double *w[2];        /* lumped masses */
-  double *fac[2];      /* a_diag, a_off, m_diag, m_off, interleaved complex (8n doubles) */
-  pscr_pencil pen[2];
-  double shift[2];     /* -omega^2 + 0i */
-  zdouble *dpert;      /* -omega^2 (nu^2 - 1) w1_i w2_j */
-  zdouble *diag;       /* diag(A) (Jacobi) */
-  double kbar2;        /* mean of omega^2 nu^2 */
-  double numax;
-} helm_op;
-
-static double nu2_at(double nmax, double x, double y)
-{
-  double r2 = (x - 0.5) * (x - 0.5) + (y - 0.5) * (y - 0.5);
-  return 1.0 + (nmax * nmax - 1.0) * exp(-r2 / (2 * 0.15 * 0.15));
-}
-
-static void helm_op_free(helm_op *op)
-{
-  for (int d = 0; d < 2; d++) {
-    free(op->h[d]);
-    free(op->x[d]);
-    free(op->w[d]);
-    free(op->fac[d]);
-  }
-  free(op->dpert);
-  free(op->diag);
-}
-
-static int helm_op_init(helm_op *op, int n, double omega, double nmax, double grading)
-{
-  memset(op, 0, sizeof *op);
-  op->n = n;
-  op->N = (size_t)n * n;
-  op->omega = omega;
-  op->numax = nmax;
-  int fail = 0;
-  for (int d = 0; d < 2; d++) {
-    op->h[d] = malloc((size_t)(n - 1) * sizeof(double));
-    op->x[d] = malloc((size_t)n * sizeof(double));
-    op->w[d] = malloc((size_t)n * sizeof(double));
-    op->fac[d] = malloc((size_t)8 * n * sizeof(double));
-    fail |= !op->h[d] || !op->x[d] || !op->w[d] || !op->fac[d];
-  }
-  op->dpert = malloc(op->N * sizeof *op->dpert);
-  op->diag = malloc(op->N * sizeof *op->diag);
-  if (fail || !op->dpert || !op->diag) {
-    helm_op_free(op);
-    return -1;
-  }
-  for (int d = 0; d < 2; d++) {
-    double *f = op->fac[d];
-    pscr_status st = pscr_mesh_graded(n - 1, 1.0, grading, op->h[d]);
-    if (!st)
-      st = pscr_helmholtz_factors(n, op->h[d], omega, f, f + 2 * n, f + 4 * n, f + 6 * n);
-    if (st) {
-      fprintf(stderr, "factors: %s (%s)\n", pscr_status_string(st), pscr_last_error());
-      helm_op_free(op);
-      return -1;
-    }
-    op->pen[d] = (pscr_pencil){n, f, f + 2 * n, f + 4 * n, f + 6 * n};
-    op->x[d][0] = 0.0;
-    for (int l = 1; l < n; l++)
-      op->x[d][l] = op->x[d][l - 1] + op->h[d][l - 1];
-    for (int l = 0; l < n; l++)
-      op->w[d][l] = 0.5 * ((l > 0 ? op->h[d][l - 1] : 0.0) + (l < n - 1 ? op->h[d][l] : 0.0));
-  }
-  op->shift[0] = -omega * omega;
-  op->shift[1] = 0.0;
-  double num = 0, den = 0;
-  const double *ad[2], *md[2];
-  for (int d = 0; d < 2; d++) {
-    ad[d] = op->fac[d];
-    md[d] = op->fac[d] + 4 * n;
-  }
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      size_t k = (size_t)i * n + j;
-      double wij = op->w[0][i] * op->w[1][j], nu2 = nu2_at(nmax, op->x[0][i], op->x[1][j]);
-      num += nu2 * wij;
-      den += wij;
-      op->dpert[k] = -omega * omega * (nu2 - 1.0) * wij;
-      zdouble a1 = ad[0][2 * i] + I * ad[0][2 * i + 1], m1 = md[0][2 * i] + I * md[0][2 * i + 1];
-      zdouble a2 = ad[1][2 * j] + I * ad[1][2 * j + 1], m2 = md[1][2 * j] + I * md[1][2 * j + 1];
-      op->diag[k] = a1 * m2 + m1 * a2 - omega * omega * m1 * m2 + op->dpert[k];
-    }
-  op->kbar2 = omega * omega * num / den;
-  return 0;
-}
-
-/* y = A u. */
-static void helm_apply(const helm_op *op, const zdouble *u, zdouble *y)
-{
-  pscr_operator_apply(PSCR_C64, 2, op->pen, op->shift, u, y);
-  const size_t N = op->N;
-#pragma omp parallel for schedule(static) if (N >= PAR_MIN)
-  for (size_t k = 0; k < N; k++)
-    y[k] += op->dpert[k] * u[k];
-}
-
-/* <x, y> = sum conj(x_i) y_i. */
-static zdouble zdot(size_t N, const zdouble *x, const zdouble *y)
-{
-  double re = 0, im = 0;
-#pragma omp parallel for schedule(static) reduction(+ : re, im) if (N >= PAR_MIN)
-  for (size_t i = 0; i < N; i++) {
-    zdouble p = conj(x[i]) * y[i];
-    re += creal(p);
-    im += cimag(p);
-  }
-  return re + I * im;
-}
-
-static double znorm(size_t N, const zdouble *x)
-{
-  return sqrt(creal(zdot(N, x, x)));
-}
-
-/* y += a x */
-static void zaxpy(size_t N, zdouble a, const zdouble *x, zdouble *y)
-{
-#pragma omp parallel for schedule(static) if (N >= PAR_MIN)
-  for (size_t i = 0; i < N; i++)
-    y[i] += a * x[i];
-}
-
-/* z = M^-1 r (r and z may alias); returns 0 on success. */
-typedef int (*zprecond_fn)(void *ctx, const zdouble *r, zdouble *z);
-
-static int precond_jacobi(void *ctx, const zdouble *r, zdouble *z)
-{
-  const helm_op *op = ctx;
-  const size_t N = op->N;
-#pragma omp parallel for schedule(static) if (N >= PAR_MIN)
-  for (size_t k = 0; k < N; k++)
-    z[k] = r[k] / op->diag[k];
-  return 0;
-}
-
-static int precond_pscr(void *ctx, const zdouble *r, zdouble *z)
-{
-  pscr_status st = pscr_solve(ctx, r, z);
-  if (st)
-    fprintf(stderr, "pscr_solve: %s (%s)\n", pscr_status_string(st), pscr_last_error());
-  return st != PSCR_SUCCESS;
-}
-
-/*
- * Right-preconditioned GMRES(restart) from x = 0 (precond NULL: none), at most
- * maxit Arnoldi steps. res->iterations counts Arnoldi steps (one A and one
- * M^-1 each). Returns 0, -1 on a preconditioner failure, -2 out of memory.
- */
-static int gmres(const helm_op *op, const zdouble *b, zdouble *x, zprecond_fn precond,
-                 void *ctx, double tol, int restart, int maxit, krylov_result *res)
-{
-  const size_t N = op->N;
-  const int m = restart;
-  int rc = -2, total = 0;
-  zdouble *V = malloc((size_t)(m + 1) * N * sizeof *V), *w = malloc(N * sizeof *w);
-  zdouble *H = malloc((size_t)(m + 1) * m * sizeof *H), *g = malloc((size_t)(m + 1) * sizeof *g);
-  zdouble *sn = malloc((size_t)m * sizeof *sn), *y = malloc((size_t)m * sizeof *y);
-  double *cs = malloc((size_t)m * sizeof *cs);
-  if (!V || !w || !H || !g || !sn || !y || !cs)
-    goto out;
-  double t0 = cli_now(), bnorm = znorm(N, b), est = 1.0;
-  memset(x, 0, N * sizeof *x);
-  memcpy(w, b, N * sizeof *w); /* r = b - A x, x = 0 */
-  res->converged = 0;
-  for (;;) {
-    double beta = znorm(N, w);
-    if (beta <= tol * bnorm) {
-      res->converged = 1;
-      est = beta / bnorm;
-      break;
-    }
-    if (total >= maxit)
-      break;
-    for (size_t i = 0; i < N; i++)
-      V[i] = w[i] / beta;
-    g[0] = beta;
-    int k = 0;
-    while (k < m && total < maxit) {
-      zdouble *vk = V + (size_t)k * N, *vn = V + (size_t)(k + 1) * N, *hk = H + (size_t)k * (m + 1);
-      /* vn = A M^-1 vk (vn is scratch for M^-1 vk first) */
-      if (precond) {
-        if (precond(ctx, vk, vn)) {
-          rc = -1;
-          goto out;
-        }
-        helm_apply(op, vn, w);
-      } else {
-        helm_apply(op, vk, w);
-      }
-      total++;
-      for (int i = 0; i <= k; i++) { /* modified Gram-Schmidt */
-        hk[i] = zdot(N, V + (size_t)i * N, w);
-        zaxpy(N, -hk[i], V + (size_t)i * N, w);
-      }
-      double hn = znorm(N, w);
-      hk[k + 1] = hn;
-      if (hn > 0)
-        for (size_t i = 0; i < N; i++)
-          vn[i] = w[i] / hn;
-      for (int i = 0; i < k; i++) { /* previous rotations */
-        zdouble t = cs[i] * hk[i] + sn[i] * hk[i + 1];
-        hk[i + 1] = -conj(sn[i]) * hk[i] + cs[i] * hk[i + 1];
-        hk[i] = t;
-      }
-      /* new rotation zeroing hk[k+1]: [c s; -conj(s) c], c real */
-      double a = cabs(hk[k]), t = hypot(a, hn);
-      if (a == 0) {
-        cs[k] = 0;
-        sn[k] = 1;
-      } else {
-        cs[k] = a / t;
-        sn[k] = hk[k] / a * hn / t;
-      }
-      hk[k] = cs[k] * hk[k] + sn[k] * hn;
-      hk[k + 1] = 0;
-      g[k + 1] = -conj(sn[k]) * g[k];
-      g[k] = cs[k] * g[k];
-      k++;
-      est = cabs(g[k]) / bnorm;
-      if (est <= tol || hn == 0)
-        break;
-    }
-    /* y = H(0:k, 0:k)^-1 g, x += M^-1 V y */
-    for (int i = k - 1; i >= 0; i--) {
-      zdouble s = g[i];
-      for (int j = i + 1; j < k; j++)
-        s -= H[(size_t)j * (m + 1) + i] * y[j];
-      y[i] = s / H[(size_t)i * (m + 1) + i];
-    }
-    memset(w, 0, N * sizeof *w);
-    for (int i = 0; i < k; i++)
-      zaxpy(N, y[i], V + (size_t)i * N, w);
-    if (precond && precond(ctx, w, w)) {
-      rc = -1;
-      goto out;
-    }
-    zaxpy(N, 1.0, w, x);
-    /* the true residual decides convergence and restarts */
-    helm_apply(op, x, w);
-    for (size_t i = 0; i < N; i++)
-      w[i] = b[i] - w[i];
-  }
-  res->seconds = cli_now() - t0;
-  res->iterations = total;
-  res->rec_res = est;
-  helm_apply(op, x, w);
-  double s = 0;
-  for (size_t i = 0; i < N; i++)
-    s += creal(conj(b[i] - w[i]) * (b[i] - w[i]));
-  res->true_res = sqrt(s) / bnorm;
-  rc = 0;
-out:
-  free(V);
-  free(w);
-  free(H);
-  free(g);
-  free(sn);
-  free(y);
-  free(cs);
-  return rc;
-}
-
-/* Plan of A1 (x) M2 + M1 (x) A2 + c M1 (x) M2 with the ABC factors at omega. */
-static pscr_status make_plan(const helm_op *op, zdouble c, const pscr_options *opts,
-                             pscr_plan **plan)
-{
-  double shift[2] = {creal(c), cimag(c)};
-  return pscr_plan_create(plan, PSCR_C64, 2, op->pen, shift, opts);
-}
-
-enum { R_NONE, R_JACOBI, R_MEAN, R_SHIFTED, R_COUNT };
-static const char *const variant_names[R_COUNT] = {"GMRES", "Jacobi-GMRES",
-                                                   "pscr, c = -kbar^2",
-                                                   "pscr, c = -(1-0.5i) kbar^2"};
 
 typedef struct run_cfg {
   double omega, nmax, grading, tol;
@@ -354,18 +67,12 @@ static int run_size(int n, const run_cfg *cfg, const pscr_options *opts,
   if (helm_op_init(&op, n, cfg->omega, cfg->nmax, cfg->grading))
     return 1;
   const size_t N = op.N;
-  zdouble *b = malloc(N * sizeof *b), *x = malloc(N * sizeof *x);
+  double *b = malloc(2 * N * sizeof *b), *x = malloc(2 * N * sizeof *x); /* complex */
   if (!b || !x) {
     fprintf(stderr, "out of memory at n = %d\n", n);
     goto out;
   }
-  const double s2 = 0.03 * 0.03, pi = 3.141592653589793;
-  for (int i = 0; i < n; i++)
-    for (int j = 0; j < n; j++) {
-      double dx = op.x[0][i] - 0.25, dy = op.x[1][j] - 0.3;
-      b[(size_t)i * n + j] =
-          op.w[0][i] * op.w[1][j] * exp(-(dx * dx + dy * dy) / (2 * s2)) / (2 * pi * s2);
-    }
+  helm_load(&op, b);
   double hmax = 0;
   for (int l = 0; l < n - 1; l++)
     hmax = fmax(hmax, op.h[0][l]);
@@ -377,26 +84,26 @@ static int run_size(int n, const run_cfg *cfg, const pscr_options *opts,
   krylov_print_header();
   memset(res, 0, R_COUNT * sizeof *res);
   if (n <= cfg->baseline) {
-    if (gmres(&op, b, x, NULL, NULL, cfg->tol, cfg->restart, cfg->maxit, &res[R_NONE]))
+    if (helm_gmres(&op, b, x, NULL, NULL, cfg->tol, cfg->restart, cfg->maxit, &res[R_NONE]))
       goto out;
-    krylov_print_row(variant_names[R_NONE], &res[R_NONE]);
-    if (gmres(&op, b, x, precond_jacobi, &op, cfg->tol, cfg->restart, cfg->maxit,
-              &res[R_JACOBI]))
+    krylov_print_row(helm_variant_names[R_NONE], &res[R_NONE]);
+    if (helm_gmres(&op, b, x, helm_precond_jacobi, &op, cfg->tol, cfg->restart, cfg->maxit,
+                   &res[R_JACOBI]))
       goto out;
-    krylov_print_row(variant_names[R_JACOBI], &res[R_JACOBI]);
+    krylov_print_row(helm_variant_names[R_JACOBI], &res[R_JACOBI]);
   }
   for (int v = R_MEAN; v <= R_SHIFTED; v++) {
-    zdouble c = -(v == R_MEAN ? 1.0 : 1.0 - 0.5 * I) * op.kbar2;
     double t0 = cli_now();
-    pscr_status st = make_plan(&op, c, opts, &plan);
+    pscr_status st = helm_make_plan(&op, v, opts, &plan);
     res[v].setup = cli_now() - t0;
     if (st) {
       fprintf(stderr, "plan: %s (%s)\n", pscr_status_string(st), pscr_last_error());
       goto out;
     }
-    if (gmres(&op, b, x, precond_pscr, plan, cfg->tol, cfg->restart, cfg->maxit, &res[v]))
+    if (helm_gmres(&op, b, x, helm_precond_pscr, plan, cfg->tol, cfg->restart, cfg->maxit,
+                   &res[v]))
       goto out;
-    krylov_print_row(variant_names[v], &res[v]);
+    krylov_print_row(helm_variant_names[v], &res[v]);
     pscr_plan_destroy(plan);
     plan = NULL;
   }
