@@ -81,12 +81,70 @@ static void event_stats(const cudaEvent_t *ev, int stride, int n, double *ms, do
     *min = ms[0];
 }
 
+pscr_status gpu_time_fn(gpu_solve_fn solve, void *ctx, void *stream, void *d_f, void *d_u,
+                        const void *f, void *u, size_t bytes, int warmup, int repeat,
+                        double *median, double *min, char *msg, size_t len)
+{
+  pscr_status st = PSCR_SUCCESS;
+  cudaStream_t s = (cudaStream_t)stream;
+  gpu_timing t; /* for the GPU_GOTO messages */
+  int made = 0;
+  cudaEvent_t *ev = calloc(2 * (size_t)(repeat > 0 ? repeat : 1), sizeof *ev);
+  double *ms = malloc((size_t)(repeat > 0 ? repeat : 1) * sizeof *ms);
+  memset(&t, 0, sizeof t);
+  if (!ev || !ms || repeat < 1) {
+    st = ev && ms ? PSCR_ERROR_INVALID_VALUE : PSCR_ERROR_HOST_ALLOC;
+    snprintf(t.msg, sizeof t.msg, "event tables (repeat %d)", repeat);
+    goto out;
+  }
+  for (; made < 2 * repeat; made++)
+    GPU_GOTO(&t, st, out, cudaEventCreate(&ev[made]));
+  GPU_GOTO(&t, st, out, cudaMemcpyAsync(d_f, f, bytes, cudaMemcpyHostToDevice, s));
+  for (int r = 0; r < warmup; r++)
+    if ((st = solve(ctx, d_f, d_u, stream, t.msg, sizeof t.msg)))
+      goto out;
+  GPU_GOTO(&t, st, out, cudaStreamSynchronize(s));
+  /* Back to back: the host never stalls the stream between solves. */
+  for (int r = 0; r < repeat; r++) {
+    GPU_GOTO(&t, st, out, cudaEventRecord(ev[2 * r], s));
+    if ((st = solve(ctx, d_f, d_u, stream, t.msg, sizeof t.msg)))
+      goto out;
+    GPU_GOTO(&t, st, out, cudaEventRecord(ev[2 * r + 1], s));
+  }
+  GPU_GOTO(&t, st, out, cudaStreamSynchronize(s));
+  event_stats(ev, 2, repeat, ms, median, min);
+  if (u) {
+    GPU_GOTO(&t, st, out, cudaMemcpyAsync(u, d_u, bytes, cudaMemcpyDeviceToHost, s));
+    GPU_GOTO(&t, st, out, cudaStreamSynchronize(s));
+  }
+out:
+  if (st)
+    snprintf(msg, len, "%s", t.msg);
+  cudaStreamSynchronize(s);
+  for (int i = 0; i < made; i++)
+    cudaEventDestroy(ev[i]);
+  free(ev);
+  free(ms);
+  return st;
+}
+
+/* gpu_solve_fn for pscr: ctx is the plan. */
+static pscr_status pscr_solve_fn(void *ctx, const void *d_f, void *d_u, void *stream, char *msg,
+                                 size_t len)
+{
+  pscr_status st = pscr_solve_device((pscr_plan *)ctx, d_f, d_u, stream);
+  if (st)
+    snprintf(msg, len, "pscr_solve_device: %s (%s)", pscr_status_string(st), pscr_last_error());
+  return st;
+}
+
 pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, const double *f,
                            const double *u_ref, int repeat, gpu_timing *t)
 {
   size_t words = nval * (cplx ? 2 : 1), bytes = words * sizeof(double);
-  int nev = 2 * repeat > 3 * GPU_XFER_REPEAT ? 2 * repeat : 3 * GPU_XFER_REPEAT;
-  int nms = repeat > GPU_XFER_REPEAT ? repeat : GPU_XFER_REPEAT, made = 0;
+  /* Events and scratch of the transfer timing; the solves time themselves. */
+  const int nev = 3 * GPU_XFER_REPEAT, nms = GPU_XFER_REPEAT;
+  int made = 0;
   pscr_status st = PSCR_SUCCESS;
   void *d_f = NULL, *d_u = NULL;
   double *h_f = NULL, *h_u = NULL, *ms = NULL;
@@ -109,20 +167,10 @@ pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, c
   for (; made < nev; made++)
     GPU_GOTO(t, st, out, cudaEventCreate(&ev[made]));
   memcpy(h_f, f, bytes);
-  GPU_GOTO(t, st, out, cudaMemcpyAsync(d_f, h_f, bytes, cudaMemcpyHostToDevice, s));
-
-  /* Device-only solves: warm up, then each solve between two events,
-   * enqueued back to back so that the host never stalls the stream. */
-  for (int r = 0; r < GPU_WARMUP; r++)
-    PSCR_GOTO(t, st, out, pscr_solve_device(plan, d_f, d_u, s));
-  GPU_GOTO(t, st, out, cudaStreamSynchronize(s));
-  for (int r = 0; r < repeat; r++) {
-    GPU_GOTO(t, st, out, cudaEventRecord(ev[2 * r], s));
-    PSCR_GOTO(t, st, out, pscr_solve_device(plan, d_f, d_u, s));
-    GPU_GOTO(t, st, out, cudaEventRecord(ev[2 * r + 1], s));
-  }
-  GPU_GOTO(t, st, out, cudaStreamSynchronize(s));
-  event_stats(ev, 2, repeat, ms, &t->solve_ms_median, &t->solve_ms_min);
+  st = gpu_time_fn(pscr_solve_fn, plan, s, d_f, d_u, h_f, NULL, bytes, GPU_WARMUP, repeat,
+                   &t->solve_ms_median, &t->solve_ms_min, t->msg, sizeof t->msg);
+  if (st)
+    goto out;
 
   /* Transfers from and to pinned memory: ev[3x] H2D ev[3x+1] D2H ev[3x+2]. */
   for (int x = 0; x < GPU_XFER_REPEAT; x++) {

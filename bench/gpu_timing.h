@@ -11,6 +11,10 @@
 
 #include "pscr.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
   GPU_WARMUP = 2,      /* untimed pscr_solve_device calls before the timed ones */
   GPU_MIN_REPEAT = 10, /* fewest timed device solves */
@@ -25,6 +29,14 @@ typedef struct gpu_timing {
   char msg[256];                        /* what failed, when a call returns an error */
 } gpu_timing;
 
+/*
+ * One device solve of d_f into d_u, enqueued on @p stream without waiting;
+ * ctx is the solver. Every GPU timing of the bench (pscr and each baseline)
+ * runs through gpu_time_fn, so all are timed the same way.
+ */
+typedef pscr_status (*gpu_solve_fn)(void *ctx, const void *d_f, void *d_u, void *stream,
+                                    char *msg, size_t len);
+
 #if PSCR_HAVE_CUDA
 
 /*
@@ -34,6 +46,17 @@ typedef struct gpu_timing {
  * with the reason in buf when there is no such device.
  */
 pscr_status gpu_describe(int device, char *buf, size_t len);
+
+/*
+ * Copy @p bytes of host f to d_f, @p warmup untimed solves, then @p repeat
+ * solves back to back on @p stream, each between two CUDA events; median
+ * (the upper one for even counts) and minimum milliseconds. When u is not
+ * NULL, d_u is copied back to it afterwards. On error msg says which call
+ * failed; events are released on every path.
+ */
+pscr_status gpu_time_fn(gpu_solve_fn solve, void *ctx, void *stream, void *d_f, void *d_u,
+                        const void *f, void *u, size_t bytes, int warmup, int repeat,
+                        double *median, double *min, char *msg, size_t len);
 
 /*
  * Time pscr_solve_device on a CUDA plan: allocate device f and u, copy f
@@ -58,6 +81,17 @@ pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval
                               char *msg, size_t len);
 
 #else
+
+static inline pscr_status gpu_time_fn(gpu_solve_fn solve, void *ctx, void *stream, void *d_f,
+                                      void *d_u, const void *f, void *u, size_t bytes,
+                                      int warmup, int repeat, double *median, double *min,
+                                      char *msg, size_t len)
+{
+  (void)solve, (void)ctx, (void)stream, (void)d_f, (void)d_u, (void)f, (void)u, (void)bytes,
+      (void)warmup, (void)repeat, (void)median, (void)min;
+  snprintf(msg, len, "this pscr build has no CUDA backend");
+  return PSCR_ERROR_NOT_SUPPORTED;
+}
 
 static inline pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
                                             const double *f, int repeat, double *ms,
@@ -86,6 +120,10 @@ static inline pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, 
   return PSCR_ERROR_NOT_SUPPORTED;
 }
 
+#endif
+
+#ifdef __cplusplus
+}
 #endif
 
 #endif

@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "dense_md.h"
+#include "gpu_timing.h"
 
 #define BL_THREADS 256
 /* cuBLAS workspace given to the handle (NVIDIA recommends 32 MiB on Hopper). */
@@ -313,73 +314,27 @@ fail:
   return st;
 }
 
-/* Median and minimum of the intervals ev[2i] -> ev[2i+1], i < n. */
-static void event_stats(const cudaEvent_t *ev, int n, double *median, double *min)
+/* gpu_solve_fn for gpu_time_fn: ctx is the solver. */
+static pscr_status bl_dense_solve_fn(void *ctx, const void *d_f, void *d_u, void *stream,
+                                  char *msg, size_t len)
 {
-  double *ms = (double *)malloc((size_t)n * sizeof *ms);
-  if (!ms) {
-    *median = *min = -1.0;
-    return;
-  }
-  for (int i = 0; i < n; i++) {
-    float x = 0.0f;
-    cudaEventElapsedTime(&x, ev[2 * i], ev[2 * i + 1]);
-    ms[i] = x;
-  }
-  for (int i = 1; i < n; i++) /* insertion sort: n is small */
-    for (int j = i; j > 0 && ms[j - 1] > ms[j]; j--) {
-      double t = ms[j];
-      ms[j] = ms[j - 1];
-      ms[j - 1] = t;
-    }
-  *median = n % 2 ? ms[n / 2] : 0.5 * (ms[n / 2 - 1] + ms[n / 2]);
-  *min = ms[0];
-  free(ms);
+  return bl_dense_solve_device((bl_dense *)ctx, (const double *)d_f, (double *)d_u, stream, msg,
+                                len);
 }
 
 extern "C" pscr_status bl_dense_time(bl_dense *s, const double *f, double *u, int repeat,
                                      double *ms_median, double *ms_min, char *msg, size_t len)
 {
-  pscr_status st = PSCR_SUCCESS;
-  int made = 0;
-  cudaEvent_t *ev = NULL;
-
   if (!s || !f || !u || !ms_median || !ms_min) {
     snprintf(msg, len, "bl_dense_time: NULL argument");
     return PSCR_ERROR_INVALID_VALUE;
   }
-  const size_t bytes = s->total * sizeof(double);
   if (repeat < BL_DENSE_MIN_REPEAT)
     repeat = BL_DENSE_MIN_REPEAT;
-  ev = (cudaEvent_t *)calloc(2 * (size_t)repeat, sizeof *ev);
-  if (!ev) {
-    snprintf(msg, len, "bl_dense_time: event table");
-    return PSCR_ERROR_HOST_ALLOC;
-  }
-  for (; made < 2 * repeat; made++)
-    BL_CUDA_GOTO(st, out, cudaEventCreate(&ev[made]));
-  BL_CUDA_GOTO(st, out, cudaMemcpyAsync(s->d_f, f, bytes, cudaMemcpyHostToDevice, s->stream));
-  for (int r = 0; r < BL_DENSE_WARMUP; r++)
-    if ((st = bl_dense_solve_device(s, s->d_f, s->d_u, s->stream, msg, len)))
-      goto out;
-  BL_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
-  /* Back to back: the host never stalls the stream between solves. */
-  for (int r = 0; r < repeat; r++) {
-    BL_CUDA_GOTO(st, out, cudaEventRecord(ev[2 * r], s->stream));
-    if ((st = bl_dense_solve_device(s, s->d_f, s->d_u, s->stream, msg, len)))
-      goto out;
-    BL_CUDA_GOTO(st, out, cudaEventRecord(ev[2 * r + 1], s->stream));
-  }
-  BL_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
-  event_stats(ev, repeat, ms_median, ms_min);
-  BL_CUDA_GOTO(st, out, cudaMemcpyAsync(u, s->d_u, bytes, cudaMemcpyDeviceToHost, s->stream));
-  BL_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
-out:
-  cudaStreamSynchronize(s->stream);
-  for (int i = 0; i < made; i++)
-    cudaEventDestroy(ev[i]);
-  free(ev);
-  return st;
+  /* Timed as pscr is (gpu_timing.c). */
+  return gpu_time_fn(bl_dense_solve_fn, s, s->stream, s->d_f, s->d_u, f, u,
+                     s->total * sizeof(double), BL_DENSE_WARMUP, repeat, ms_median, ms_min, msg,
+                     len);
 }
 
 extern "C" void bl_dense_info(const bl_dense *s, double *eig_ms, size_t *device_bytes)
