@@ -41,6 +41,14 @@ typedef struct pscr_cpu_ws {
 #include "cpu_solve_impl.h"
 #include "scalar_undef.h"
 
+#include "scalar_float.h"
+#include "cpu_solve_impl.h"
+#include "scalar_undef.h"
+
+#include "scalar_cfloat.h"
+#include "cpu_solve_impl.h"
+#include "scalar_undef.h"
+
 /* Round a count of elements up to a whole 64-byte line. */
 static size_t pscr_pad(size_t count, size_t elem)
 {
@@ -84,7 +92,13 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
 
 static pscr_status pscr_cpu_solve(pscr_plan *p, const void *f, void *u)
 {
-  return p->dtype == PSCR_R64 ? cpu_solve_d(p, f, u) : cpu_solve_z(p, f, u);
+  switch (p->dtype) {
+  case PSCR_R64: return cpu_solve_d(p, f, u);
+  case PSCR_C64: return cpu_solve_z(p, f, u);
+  case PSCR_R32: return cpu_solve_s(p, f, u);
+  case PSCR_C32: return cpu_solve_c(p, f, u);
+  }
+  return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown dtype %d", (int)p->dtype);
 }
 
 /*

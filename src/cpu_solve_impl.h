@@ -5,7 +5,9 @@
  * dimensions: along dimension d a "vector" is a slab of S = prod_{e>d} n_e
  * entries and the subproblem solve is the operator of the remaining
  * dimensions with shift c + lambda (eq. 9); the last dimension is a Thomas
- * solve. Included once per scalar type.
+ * solve. Included once per scalar type: double and double complex, and
+ * float and float complex for single-precision plans, whose factors, lambda
+ * and w the plan holds rounded to float (plan.h).
  */
 
 /*
@@ -41,7 +43,7 @@ static inline int PSCR_SUF(thomas)(const PSCR_SUF(pscr_factor) * f, const PSCR_S
       PSCR_SCALAR t = e[l] * cq[l];
       PSCR_SCALAR diag = ad[i] + s[l] * md[i];
       PSCR_SCALAR piv = diag - t;
-      bad |= !(PSCR_ABS1(piv) > DBL_EPSILON * (PSCR_ABS1(diag) + PSCR_ABS1(t))) << l;
+      bad |= !(PSCR_ABS1(piv) > PSCR_EPS * (PSCR_ABS1(diag) + PSCR_ABS1(t))) << l;
       PSCR_SCALAR inv = PSCR_INV(piv);
       xi[l] = (xi[l] - e[l] * xp[l]) * inv;
       e[l] = a_next + s[l] * m_next;

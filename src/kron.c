@@ -1,4 +1,5 @@
-/* Kronecker operators, written once for real and complex data (kron_impl.h). */
+/* Kronecker operators, written once for real and complex data in double and
+   single precision (kron_impl.h). */
 #include "kron.h"
 
 #include "scalar_real.h"
@@ -6,5 +7,13 @@
 #include "scalar_undef.h"
 
 #include "scalar_complex.h"
+#include "kron_impl.h"
+#include "scalar_undef.h"
+
+#include "scalar_float.h"
+#include "kron_impl.h"
+#include "scalar_undef.h"
+
+#include "scalar_cfloat.h"
 #include "kron_impl.h"
 #include "scalar_undef.h"

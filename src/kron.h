@@ -41,9 +41,15 @@
 
 #define PSCR_KRON_SUF_D_(name) name##_d
 #define PSCR_KRON_SUF_Z_(name) name##_z
+#define PSCR_KRON_SUF_S_(name) name##_s
+#define PSCR_KRON_SUF_C_(name) name##_c
 PSCR_KRON_DECL(double, PSCR_KRON_SUF_D_)
 PSCR_KRON_DECL(double complex, PSCR_KRON_SUF_Z_)
+PSCR_KRON_DECL(float, PSCR_KRON_SUF_S_)
+PSCR_KRON_DECL(float complex, PSCR_KRON_SUF_C_)
 #undef PSCR_KRON_SUF_D_
 #undef PSCR_KRON_SUF_Z_
+#undef PSCR_KRON_SUF_S_
+#undef PSCR_KRON_SUF_C_
 
 #endif

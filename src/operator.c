@@ -20,8 +20,6 @@ static pscr_status pscr_operator_check(pscr_dtype dtype, int ndim, const pscr_pe
     if (!p->a_diag || !p->m_diag || (p->n > 1 && !p->a_off))
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: a factor array is NULL", d + 1);
   }
-  if (dtype == PSCR_R32 || dtype == PSCR_C32)
-    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "single precision is not implemented yet");
   return PSCR_SUCCESS;
 }
 
@@ -41,14 +39,27 @@ pscr_status pscr_operator_apply(pscr_dtype dtype, int ndim, const pscr_pencil *p
     return st;
   if (!u || !out)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", u ? "out" : "u");
-  if (dtype == PSCR_R64) {
+  switch (dtype) {
+  case PSCR_R64: {
     pscr_factor_d f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_d, double, f, pencils, ndim);
     pscr_kron_op_d(ndim, f, *(const double *)shift, u, out);
-  } else {
+  } break;
+  case PSCR_C64: {
     pscr_factor_z f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_z, pscr_z, f, pencils, ndim);
     pscr_kron_op_z(ndim, f, *(const pscr_z *)shift, u, out);
+  } break;
+  case PSCR_R32: {
+    pscr_factor_s f[3];
+    PSCR_FACTORS_FROM_PENCILS(pscr_factor_s, float, f, pencils, ndim);
+    pscr_kron_op_s(ndim, f, *(const float *)shift, u, out);
+  } break;
+  case PSCR_C32: {
+    pscr_factor_c f[3];
+    PSCR_FACTORS_FROM_PENCILS(pscr_factor_c, pscr_c, f, pencils, ndim);
+    pscr_kron_op_c(ndim, f, *(const pscr_c *)shift, u, out);
+  } break;
   }
   return PSCR_SUCCESS;
 }
@@ -62,14 +73,27 @@ pscr_status pscr_operator_norm_inf(pscr_dtype dtype, int ndim, const pscr_pencil
     return st;
   if (!norm)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "norm is NULL");
-  if (dtype == PSCR_R64) {
+  switch (dtype) {
+  case PSCR_R64: {
     pscr_factor_d f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_d, double, f, pencils, ndim);
     *norm = pscr_kron_norm_inf_d(ndim, f, *(const double *)shift);
-  } else {
+  } break;
+  case PSCR_C64: {
     pscr_factor_z f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_z, pscr_z, f, pencils, ndim);
     *norm = pscr_kron_norm_inf_z(ndim, f, *(const pscr_z *)shift);
+  } break;
+  case PSCR_R32: {
+    pscr_factor_s f[3];
+    PSCR_FACTORS_FROM_PENCILS(pscr_factor_s, float, f, pencils, ndim);
+    *norm = pscr_kron_norm_inf_s(ndim, f, *(const float *)shift);
+  } break;
+  case PSCR_C32: {
+    pscr_factor_c f[3];
+    PSCR_FACTORS_FROM_PENCILS(pscr_factor_c, pscr_c, f, pencils, ndim);
+    *norm = pscr_kron_norm_inf_c(ndim, f, *(const pscr_c *)shift);
+  } break;
   }
   return PSCR_SUCCESS;
 }

@@ -34,10 +34,18 @@ static size_t pscr_dtype_elem(pscr_dtype dtype)
   return 0;
 }
 
-/* Scalars read from caller arrays of the plan's dtype (R64 or C64). */
+static int pscr_dtype_complex(pscr_dtype dtype) { return dtype == PSCR_C64 || dtype == PSCR_C32; }
+
+/* Scalars read from caller arrays of any dtype, widened to double complex. */
 static pscr_z pscr_load(pscr_dtype dtype, const void *a, size_t i)
 {
-  return dtype == PSCR_R64 ? ((const double *)a)[i] : ((const pscr_z *)a)[i];
+  switch (dtype) {
+  case PSCR_R64: return ((const double *)a)[i];
+  case PSCR_C64: return ((const pscr_z *)a)[i];
+  case PSCR_R32: return ((const float *)a)[i];
+  case PSCR_C32: return ((const pscr_c *)a)[i];
+  }
+  return 0;
 }
 
 static pscr_status pscr_check_array(pscr_dtype dtype, const void *a, int count, int dim,
@@ -62,10 +70,10 @@ static pscr_status pscr_check_mass(pscr_dtype dtype, const pscr_pencil *q, int d
   pscr_z piv = pscr_load(dtype, q->m_diag, 0);
   double scale = cabs(piv);
   for (int i = 0;; i++) {
-    if (dtype == PSCR_R64 && !(creal(piv) > 0))
+    if (!pscr_dtype_complex(dtype) && !(creal(piv) > 0))
       return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE, "M%d is not positive definite: pivot %d is %g",
                         d + 1, i + 1, creal(piv));
-    if (dtype == PSCR_C64 && !(cabs(piv) > 4 * DBL_EPSILON * scale))
+    if (pscr_dtype_complex(dtype) && !(cabs(piv) > 4 * DBL_EPSILON * scale))
       return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE, "M%d has a zero pivot: pivot %d is %g%+gi",
                         d + 1, i + 1, creal(piv), cimag(piv));
     if (i + 1 == q->n)
@@ -110,8 +118,6 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
   for (int d = 0; d < ndim; d++)
     if (pencils[d].n < 1)
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d", d + 1, pencils[d].n);
-  if (dtype == PSCR_R32 || dtype == PSCR_C32)
-    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "single precision is not implemented yet");
   /* The solver's buffers hold a few copies of f: their byte counts must fit. */
   size_t total = 1;
   for (int d = 0; d < ndim; d++) {
@@ -143,7 +149,7 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
 /* Multiply both matrices of pencil d by 2^e (exact). */
 static void pscr_scale_pencil(pscr_plan *p, int d, int e)
 {
-  size_t n = (size_t)p->n[d], words = p->dtype == PSCR_C64 ? 2 : 1;
+  size_t n = (size_t)p->n[d], words = p->cplx ? 2 : 1;
   double *arrays[4] = {(double *)p->fac_d[d].a.diag, (double *)p->fac_d[d].a.off,
                        (double *)p->fac_d[d].m.diag, (double *)p->fac_d[d].m.off};
   for (int k = 0; k < 4; k++)
@@ -166,8 +172,7 @@ static pscr_status pscr_balance_factors(pscr_plan *p)
   for (int d = 0; d < p->ndim - 1; d++) {
     double mmax = 0;
     for (int i = 0; i < p->n[d]; i++)
-      mmax = fmax(mmax, p->dtype == PSCR_R64 ? fabs(p->fac_d[d].m.diag[i])
-                                             : cabs(p->fac_z[d].m.diag[i]));
+      mmax = fmax(mmax, !p->cplx ? fabs(p->fac_d[d].m.diag[i]) : cabs(p->fac_z[d].m.diag[i]));
     int e = 0;
     frexp(mmax, &e); /* mmax = f 2^e, f in [0.5, 1) */
     pscr_scale_pencil(p, d, -e);
@@ -178,9 +183,9 @@ static pscr_status pscr_balance_factors(pscr_plan *p)
      represented) overflow here. */
   for (int d = 0; d < p->ndim; d++)
     for (int i = 0; i < p->n[d]; i++) {
-      double complex a = p->dtype == PSCR_R64 ? p->fac_d[d].a.diag[i] : p->fac_z[d].a.diag[i];
-      double complex m = p->dtype == PSCR_R64 ? p->fac_d[d].m.diag[i] : p->fac_z[d].m.diag[i];
-      double complex ao = i + 1 < p->n[d] ? (p->dtype == PSCR_R64 ? p->fac_d[d].a.off[i] : p->fac_z[d].a.off[i]) : 0;
+      double complex a = !p->cplx ? p->fac_d[d].a.diag[i] : p->fac_z[d].a.diag[i];
+      double complex m = !p->cplx ? p->fac_d[d].m.diag[i] : p->fac_z[d].m.diag[i];
+      double complex ao = i + 1 < p->n[d] ? (!p->cplx ? p->fac_d[d].a.off[i] : p->fac_z[d].a.off[i]) : 0;
       if (!pscr_finite_z(a) || !pscr_finite_z(m) || !pscr_finite_z(ao))
         return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
                           "pencil %d: A%d / M%d spans more than the double range (entry %d "
@@ -190,28 +195,41 @@ static pscr_status pscr_balance_factors(pscr_plan *p)
   return PSCR_SUCCESS;
 }
 
+/* dst[0 .. count) = src[0 .. count) of the caller's dtype, widened to the
+   compute type (a plain copy for R64 and C64). */
+static void pscr_widen(const pscr_plan *p, void *dst, const void *src, size_t count)
+{
+  if (!p->single) {
+    memcpy(dst, src, count * p->elem);
+    return;
+  }
+  const size_t words = p->cplx ? 2 : 1;
+  for (size_t t = 0; t < count * words; t++)
+    ((double *)dst)[t] = ((const float *)src)[t];
+}
+
 /* Owned copies of the factors in the compute type, off-diagonals zero-filled. */
 static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
 {
   size_t count = 0;
   for (int d = 0; d < p->ndim; d++)
     count += 4 * (size_t)p->n[d];
-  p->factor_storage = calloc(count, p->elem);
+  p->factor_storage = calloc(count, p->celem);
   if (!p->factor_storage)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "factor copies (%zu bytes)", count * p->elem);
-  p->host_bytes += count * p->elem;
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "factor copies (%zu bytes)", count * p->celem);
+  p->host_bytes += count * p->celem;
   char *at = p->factor_storage;
   for (int d = 0; d < p->ndim; d++) {
     const pscr_pencil *q = &pencils[d];
-    size_t n = (size_t)q->n, bytes = n * p->elem, off = (n - 1) * p->elem;
+    size_t n = (size_t)q->n, bytes = n * p->celem;
     char *ad = at, *ao = at + bytes, *md = at + 2 * bytes, *mo = at + 3 * bytes;
     at += 4 * bytes;
-    memcpy(ad, q->a_diag, bytes);
-    memcpy(md, q->m_diag, bytes);
+    pscr_widen(p, ad, q->a_diag, n);
+    pscr_widen(p, md, q->m_diag, n);
     if (n > 1) {
-      memcpy(ao, q->a_off, off);
+      pscr_widen(p, ao, q->a_off, n - 1);
       if (q->m_off)
-        memcpy(mo, q->m_off, off);
+        pscr_widen(p, mo, q->m_off, n - 1);
     }
     int nn = q->n;
     p->fac_d[d] = (pscr_factor_d){{nn, (double *)ad, (double *)ao}, {nn, (double *)md, (double *)mo}};
@@ -245,13 +263,13 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
   /* Scaled copies of the block's pencil (4 m entries) and the selected
      eigenvector components (m nsel entries), in one allocation. */
   size_t fm = 4 * (size_t)m;
-  char *scratch = malloc((fm + (size_t)m * (size_t)nsel) * p->elem);
+  char *scratch = malloc((fm + (size_t)m * (size_t)nsel) * p->celem);
   if (!scratch)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigenvectors of a block of order %d", m);
-  void *wsel = scratch + fm * p->elem;
+  void *wsel = scratch + fm * p->celem;
   pscr_status st;
   size_t f = (size_t)B->first;
-  char *lam = (char *)p->lambda[d] + B->eig * p->elem;
+  char *lam = (char *)p->lambda[d] + B->eig * p->celem;
   /*
    * The eigensolver's recurrences overflow or underflow once A / M leaves
    * about 1e+-50, which mesh units alone can cause (A ~ 1/h, M ~ h). Scale A
@@ -261,7 +279,7 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
    */
   /* Real and complex data are both runs of doubles (complex: re, im pairs)
      and every scale factor is real, so scaling works on doubles for both. */
-  const size_t words = p->elem / sizeof(double), fw = f * words;
+  const size_t words = p->celem / sizeof(double), fw = f * words;
   const pscr_factor_d *F = &p->fac_d[d];
   const double *src[4] = {F->a.diag + fw, F->a.off + fw, F->m.diag + fw, F->m.off + fw};
   double amax = 0, mmax = 0; /* within sqrt(2) of the largest |entry|: enough here */
@@ -281,7 +299,7 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
     for (size_t t = 0; t < (size_t)m * words; t++)
       dst[k][t] = t < count ? src[k][t] * (k < 2 ? sa : sm) : 0;
   }
-  if (p->dtype == PSCR_R64)
+  if (!p->cplx)
     st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel);
   else
     st = pscr_eigen_complex(m, (pscr_z *)dst[0], (pscr_z *)dst[1], (pscr_z *)dst[2],
@@ -300,14 +318,14 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
   }
   if (st == PSCR_SUCCESS) {
     /* Scatter: slots 0..nd-1 hold D(B), then first and last. */
-    char *w = (char *)p->w[d] + B->eig * PSCR_W_SLOTS * p->elem;
+    char *w = (char *)p->w[d] + B->eig * PSCR_W_SLOTS * p->celem;
     for (int e = 0; e < m; e++) {
-      char *dst = w + (size_t)e * PSCR_W_SLOTS * p->elem;
-      const char *src = (const char *)wsel + (size_t)e * nsel * p->elem;
-      memset(dst, 0, PSCR_W_SLOTS * p->elem);
+      char *dst = w + (size_t)e * PSCR_W_SLOTS * p->celem;
+      const char *src = (const char *)wsel + (size_t)e * nsel * p->celem;
+      memset(dst, 0, PSCR_W_SLOTS * p->celem);
       for (int q = 0; q < nslot; q++) {
         int slot = q < B->nd ? q : (q == B->nd ? PSCR_W_FIRST : PSCR_W_LAST);
-        memcpy(dst + (size_t)slot * p->elem, src + (size_t)slot_of[q] * p->elem, p->elem);
+        memcpy(dst + (size_t)slot * p->celem, src + (size_t)slot_of[q] * p->celem, p->celem);
       }
     }
   }
@@ -327,11 +345,11 @@ static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
   if (st)
     return st;
   p->host_bytes += lv->bytes;
-  p->lambda[d] = malloc((lv->neig ? lv->neig : 1) * p->elem);
-  p->w[d] = malloc((lv->neig ? lv->neig : 1) * PSCR_W_SLOTS * p->elem);
+  p->lambda[d] = malloc((lv->neig ? lv->neig : 1) * p->celem);
+  p->w[d] = malloc((lv->neig ? lv->neig : 1) * PSCR_W_SLOTS * p->celem);
   if (!p->lambda[d] || !p->w[d])
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen data of dimension %d", d + 1);
-  p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->elem;
+  p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->celem;
   return PSCR_SUCCESS;
 }
 
@@ -379,6 +397,69 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
   return PSCR_SUCCESS;
 }
 
+/*
+ * Single precision: everything a solve reads rounded to float once the
+ * double-precision plan is complete (the issue's "built in double, applied
+ * in float"). The factors get a float copy beside the double originals;
+ * lambda and w are rounded in place (element t of the float array lies at or
+ * before element t of the double one, so a forward pass never overwrites an
+ * entry it still has to read) and the arrays shrink. A value past the float
+ * range fails the plan: a solve with it could not be accurate.
+ */
+static pscr_status pscr_round_to_single(pscr_plan *p)
+{
+  const size_t words = p->cplx ? 2 : 1;
+  size_t count = 0;
+  for (int d = 0; d < p->ndim; d++)
+    count += 4 * (size_t)p->n[d];
+  p->apply_storage = malloc(count * p->elem);
+  if (!p->apply_storage)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "float factor copies (%zu bytes)", count * p->elem);
+  p->host_bytes += count * p->elem;
+  const double *src = p->factor_storage;
+  float *dst = p->apply_storage;
+  for (size_t t = 0; t < count * words; t++) {
+    dst[t] = (float)src[t];
+    if (!isfinite(dst[t]))
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                        "a factor entry is %g once balanced (pscr_plan_create scales each "
+                        "pencil by a power of two): past the float range",
+                        src[t]);
+  }
+  /* The layout of pscr_copy_factors: per dimension a_diag | a_off | m_diag | m_off. */
+  float *at = p->apply_storage;
+  for (int d = 0; d < p->ndim; d++) {
+    const int n = p->n[d];
+    const size_t nn = (size_t)n * words;
+    float *ad = at, *ao = at + nn, *md = at + 2 * nn, *mo = at + 3 * nn;
+    at += 4 * nn;
+    p->fac_s[d] = (pscr_factor_s){{n, ad, ao}, {n, md, mo}};
+    p->fac_c[d] = (pscr_factor_c){{n, (pscr_c *)ad, (pscr_c *)ao}, {n, (pscr_c *)md, (pscr_c *)mo}};
+  }
+  for (int d = 0; d < p->ndim - 1; d++) {
+    const size_t neig = p->lv[d].neig;
+    void **arr[2] = {&p->lambda[d], &p->w[d]};
+    const size_t len[2] = {neig, neig * PSCR_W_SLOTS};
+    for (int k = 0; k < 2; k++) {
+      const double *in = *arr[k];
+      float *out = *arr[k];
+      for (size_t t = 0; t < len[k] * words; t++) {
+        const double v = in[t];
+        out[t] = (float)v;
+        if (!isfinite(out[t]))
+          return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                            "dimension %d: %s entry %zu is %g, past the float range", d + 1,
+                            k ? "an eigenvector" : "an eigenvalue", t / words + 1, v);
+      }
+      void *shrunk = realloc(*arr[k], (len[k] ? len[k] : 1) * p->elem);
+      if (shrunk)
+        *arr[k] = shrunk;
+    }
+    p->host_bytes -= neig * (1 + PSCR_W_SLOTS) * (p->celem - p->elem);
+  }
+  return PSCR_SUCCESS;
+}
+
 static pscr_status pscr_select_backend(pscr_plan *p)
 {
   pscr_backend want = p->opts.backend;
@@ -418,8 +499,11 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   if (!p)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "plan object");
   p->dtype = dtype;
+  p->cplx = pscr_dtype_complex(dtype);
+  p->single = dtype == PSCR_R32 || dtype == PSCR_C32;
   p->ndim = ndim;
   p->elem = pscr_dtype_elem(dtype);
+  p->celem = p->cplx ? sizeof(pscr_z) : sizeof(double);
   p->total = 1;
   p->n[2] = 1;
   for (int d = 0; d < ndim; d++) {
@@ -447,6 +531,8 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   for (int d = 0; d < ndim - 1; d++)
     if ((st = pscr_dimension_eigen(p, d)))
       goto out_destroy;
+  if (p->single && (st = pscr_round_to_single(p)))
+    goto out_destroy;
   if (p->ops->upload && (st = p->ops->upload(p)))
     goto out_destroy;
   *plan = p;
@@ -469,6 +555,7 @@ void pscr_plan_destroy(pscr_plan *p)
     free(p->w[d]);
   }
   free(p->factor_storage);
+  free(p->apply_storage);
   free(p);
 }
 

@@ -10,11 +10,14 @@
 #include "pscr.h"
 
 struct pscr_plan {
-  pscr_dtype dtype;
+  pscr_dtype dtype; /* the caller's type: f, u and the solve's arithmetic */
+  int cplx;         /* C64 or C32 */
+  int single;       /* R32 or C32: built in double, applied in float */
   int ndim;
   int n[3];     /* n[2] = 1 in 2D */
   size_t total; /* n1 n2 (n3) */
   size_t elem;  /* bytes per element of dtype */
+  size_t celem; /* bytes per element of the compute type (double or double complex) */
   pscr_options opts;
   pscr_backend backend; /* resolved: CPU or CUDA */
   int nthreads;         /* CPU threads used by a solve */
@@ -26,8 +29,17 @@ struct pscr_plan {
   pscr_factor_z fac_z[3];
   double shift[2]; /* c as (re, im) */
 
+  /* Single precision (R32, C32): the balanced factors rounded to float, which
+     the solve applies; fac_d / fac_z keep the double originals. */
+  void *apply_storage;
+  pscr_factor_s fac_s[3];
+  pscr_factor_c fac_c[3];
+
   /* Reduction structure and eigen data of dimensions 1 .. ndim-1 (0-based:
-     0 .. ndim-2): lambda[neig], w[neig * PSCR_W_SLOTS] in the compute type. */
+     0 .. ndim-2): lambda[neig], w[neig * PSCR_W_SLOTS]. Computed in the
+     compute type; in a single-precision plan rounded to float in place once
+     the eigen stage is done (pscr_plan_create), so that from then on they
+     have the plan's dtype, as everything a solve reads. */
   pscr_levels lv[2];
   void *lambda[2];
   void *w[2];

@@ -6,3 +6,4 @@
 #define PSCR_INV(x) pscr_inv_z(x)
 #define PSCR_IS_COMPLEX 1
 #define PSCR_ABS(x) cabs(x)
+#define PSCR_EPS DBL_EPSILON

@@ -6,3 +6,4 @@
 #define PSCR_INV(x) (1.0 / (x))
 #define PSCR_IS_COMPLEX 0
 #define PSCR_ABS(x) fabs(x)
+#define PSCR_EPS DBL_EPSILON

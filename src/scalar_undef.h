@@ -5,3 +5,4 @@
 #undef PSCR_INV
 #undef PSCR_IS_COMPLEX
 #undef PSCR_ABS
+#undef PSCR_EPS

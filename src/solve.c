@@ -8,12 +8,19 @@
 /* The first non-finite entry of f, or -1 (SIZE_MAX) when there is none. */
 static size_t pscr_find_non_finite(const pscr_plan *p, const void *f)
 {
-  /* R64 and C64 are both runs of doubles: (re, im) pairs for complex. */
-  const double *x = f;
-  size_t count = p->total * (p->dtype == PSCR_C64 ? 2 : 1);
-  for (size_t t = 0; t < count; t++)
-    if (!isfinite(x[t]))
-      return p->dtype == PSCR_C64 ? t / 2 : t;
+  /* Every dtype is a run of doubles or floats: (re, im) pairs for complex. */
+  const size_t words = p->cplx ? 2 : 1, count = p->total * words;
+  if (p->single) {
+    const float *x = f;
+    for (size_t t = 0; t < count; t++)
+      if (!isfinite(x[t]))
+        return t / words;
+  } else {
+    const double *x = f;
+    for (size_t t = 0; t < count; t++)
+      if (!isfinite(x[t]))
+        return t / words;
+  }
   return SIZE_MAX;
 }
 

@@ -69,14 +69,67 @@ void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed)
 
 void *random_vector(const op *o, uint64_t seed)
 {
-  size_t n = tu_size(o->ndim, o->pencils) * (o->dtype == PSCR_C64 ? 2 : 1);
+  const int cplx = o->dtype == PSCR_C64 || o->dtype == PSCR_C32;
+  size_t n = tu_size(o->ndim, o->pencils) * (cplx ? 2 : 1);
   double *f = malloc(n * sizeof *f);
   ck_assert_ptr_nonnull(f);
   tu_rng rng;
   tu_rng_seed(&rng, seed);
   for (size_t i = 0; i < n; i++)
     f[i] = tu_symm(&rng);
-  return f;
+  if (!op_single(o))
+    return f;
+  void *s = op_vector(o, f);
+  free(f);
+  return s;
+}
+
+int op_single(const op *o) { return o->dtype == PSCR_R32 || o->dtype == PSCR_C32; }
+
+const void *op_shift(const op *o) { return op_single(o) ? (const void *)o->shift32 : o->shift; }
+
+void *op_vector(const op *o, const double *x)
+{
+  const int cplx = o->dtype == PSCR_C64 || o->dtype == PSCR_C32;
+  const size_t n = tu_size(o->ndim, o->pencils) * (cplx ? 2 : 1);
+  if (!op_single(o)) {
+    double *d = malloc(n * sizeof *d);
+    ck_assert_ptr_nonnull(d);
+    memcpy(d, x, n * sizeof *d);
+    return d;
+  }
+  float *s = malloc(n * sizeof *s);
+  ck_assert_ptr_nonnull(s);
+  for (size_t i = 0; i < n; i++)
+    s[i] = (float)x[i];
+  return s;
+}
+
+void op_to_single(op *o)
+{
+  ck_assert(!op_single(o));
+  const int w = o->dtype == PSCR_C64 ? 2 : 1;
+  for (int d = 0; d < o->ndim; d++) {
+    pscr_pencil *q = &o->pencils[d];
+    const int n = q->n;
+    float *s = calloc((size_t)(4 * n + 4) * w, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    float *dst[4];
+    for (int a = 0; a < 4; a++) {
+      dst[a] = s + (size_t)a * n * w;
+      const int cnt = (a & 1) ? n - 1 : n;
+      if (src[a])
+        for (int i = 0; i < cnt * w; i++)
+          dst[a][i] = (float)src[a][i];
+    }
+    *q = (pscr_pencil){n, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
+    free(o->store[d]);
+    o->store[d] = s;
+  }
+  o->shift32[0] = (float)o->shift[0];
+  o->shift32[1] = (float)o->shift[1];
+  o->dtype = o->dtype == PSCR_C64 ? PSCR_C32 : PSCR_R32;
 }
 
 
@@ -94,4 +147,31 @@ void op_scale(op *o, int d, double sa, double sm)
         mo[i] *= sm;
     }
   }
+}
+
+void op_to_double(op *o)
+{
+  ck_assert(op_single(o));
+  const int w = o->dtype == PSCR_C32 ? 2 : 1;
+  for (int d = 0; d < o->ndim; d++) {
+    pscr_pencil *q = &o->pencils[d];
+    const int n = q->n;
+    double *s = calloc((size_t)(4 * n + 4) * w, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    const float *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    double *dst[4];
+    for (int a = 0; a < 4; a++) {
+      dst[a] = s + (size_t)a * n * w;
+      const int cnt = (a & 1) ? n - 1 : n;
+      if (src[a])
+        for (int i = 0; i < cnt * w; i++)
+          dst[a][i] = src[a][i];
+    }
+    *q = (pscr_pencil){n, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
+    free(o->store[d]);
+    o->store[d] = s;
+  }
+  o->shift[0] = o->shift32[0];
+  o->shift[1] = o->shift32[1];
+  o->dtype = o->dtype == PSCR_C32 ? PSCR_C64 : PSCR_R64;
 }

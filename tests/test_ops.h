@@ -16,7 +16,8 @@ typedef struct op {
   int ndim;
   pscr_pencil pencils[3];
   double shift[2];
-  double *store[3];
+  float shift32[2]; /* the shift of a single-precision op (op_to_single) */
+  void *store[3];
 } op;
 
 /* Build an operator of kind k with sizes n (Helmholtz needs n >= 2). */
@@ -28,5 +29,22 @@ void op_scale(op *o, int d, double sa, double sm);
 
 /* A vector of the operator's size, entries uniform in [-1, 1). */
 void *random_vector(const op *o, uint64_t seed);
+
+/* Round an R64/C64 operator to R32/C32 in place (factors and shift). */
+void op_to_single(op *o);
+
+/* Widen an R32/C32 operator back to R64/C64 in place (exactly: every float
+   is a double), e.g. for a double reference on the rounded data. */
+void op_to_double(op *o);
+
+/* The shift argument of pscr_plan_create for o (double or float). */
+const void *op_shift(const op *o);
+
+/* 1 for R32/C32. */
+int op_single(const op *o);
+
+/* A copy of a double (complex) vector of the operator's size in its dtype
+   (rounded to float for a single-precision op); caller frees. */
+void *op_vector(const op *o, const double *x);
 
 #endif

@@ -566,9 +566,6 @@ START_TEST(bad_input)
     ck_assert_ptr_null(plan);
   }
 
-  /* Single precision is a valid request this backend cannot serve yet. */
-  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R32, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_ERROR_NOT_SUPPORTED);
-
   /* Solve-time checks. */
   ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, o.pencils, o.shift, tu_cpu_options()), PSCR_SUCCESS);
   size_t N = 48;

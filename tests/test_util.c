@@ -98,9 +98,55 @@ size_t tu_size(int ndim, const pscr_pencil *pencils)
   return n;
 }
 
+/* count floats widened to a new array of doubles (NULL for NULL). */
+static double *tu_widen(const void *x, size_t count)
+{
+  if (!x)
+    return NULL;
+  double *d = malloc((count ? count : 1) * sizeof *d);
+  if (d)
+    for (size_t i = 0; i < count; i++)
+      d[i] = ((const float *)x)[i];
+  return d;
+}
+
+/* Single precision: the data widened to double and the double formula, so
+   the residual itself carries no float rounding (an independent reference
+   one precision above the solve). */
+static double tu_backward_error_single(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
+                                       const void *shift, const void *u, const void *f)
+{
+  const size_t w = dtype == PSCR_C32 ? 2 : 1, n = tu_size(ndim, pencils);
+  pscr_pencil wide[3];
+  double *arrays[3][4] = {{NULL}}, *sh = tu_widen(shift, w), *uw = tu_widen(u, n * w),
+         *fw = tu_widen(f, n * w);
+  double result = NAN;
+  int ok = sh && uw && fw;
+  for (int d = 0; d < ndim; d++) {
+    const pscr_pencil *q = &pencils[d];
+    const void *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    for (int a = 0; a < 4; a++) {
+      arrays[d][a] = tu_widen(src[a], (size_t)((a & 1) ? q->n - 1 : q->n) * w);
+      ok &= !src[a] || arrays[d][a];
+    }
+    wide[d] = (pscr_pencil){q->n, arrays[d][0], arrays[d][1], arrays[d][2], arrays[d][3]};
+  }
+  if (ok)
+    result = tu_backward_error(dtype == PSCR_C32 ? PSCR_C64 : PSCR_R64, ndim, wide, sh, uw, fw);
+  for (int d = 0; d < ndim; d++)
+    for (int a = 0; a < 4; a++)
+      free(arrays[d][a]);
+  free(sh);
+  free(uw);
+  free(fw);
+  return result;
+}
+
 double tu_backward_error(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
                          const void *shift, const void *u, const void *f)
 {
+  if (dtype == PSCR_R32 || dtype == PSCR_C32)
+    return tu_backward_error_single(dtype, ndim, pencils, shift, u, f);
   size_t n = tu_size(ndim, pencils), es = tu_dtype_size(dtype);
   void *au = malloc(n * es);
   double norm_a = NAN, result = NAN;

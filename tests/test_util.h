@@ -37,7 +37,8 @@ size_t tu_size(int ndim, const pscr_pencil *pencils);
 /*
  * Normwise backward error ||A u - f||_inf / (||A||_inf ||u||_inf + ||f||_inf),
  * with A applied through pscr_operator_apply (independent of the solver).
- * Returns NaN on failure.
+ * R32/C32 data are widened to double first, so the residual of a
+ * single-precision solve is evaluated in double. Returns NaN on failure.
  */
 double tu_backward_error(pscr_dtype dtype, int ndim, const pscr_pencil *pencils,
                          const void *shift, const void *u, const void *f);

@@ -8,6 +8,8 @@
  *  - no crash, no hang, no leak (ASan/LSan, libFuzzer -timeout);
  *  - on success u is finite;
  *  - on error f is untouched (u != f).
+ * Single-precision dtypes get the same values rounded to float (1e+-300
+ * become Inf and 0).
  *
  * Input layout: a header of 12 bytes (dtype, ndim, sizes, shift code (its
  * bits 2-4 also pick max_batch), options, special mode) followed by value
@@ -70,6 +72,20 @@ static int is_documented(pscr_status st)
     }                                                                                 \
   } while (0)
 
+/* Value i of an array of doubles (single 0) or floats (single 1). */
+static double value_at(const void *a, size_t i, int single)
+{
+  return single ? ((const float *)a)[i] : ((const double *)a)[i];
+}
+
+static void set_at(void *a, size_t i, double v, int single)
+{
+  if (single)
+    ((float *)a)[i] = (float)v;
+  else
+    ((double *)a)[i] = v;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
   reader r = {data, size, 0};
@@ -83,7 +99,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
   uint8_t shift_code = next_byte(&r), opt_code = next_byte(&r), mode = next_byte(&r);
   int cplx = dtype == PSCR_C64 || dtype == PSCR_C32;
-  size_t width = cplx ? 2 : 1; /* doubles per element (float dtypes are refused) */
+  int single = dtype == PSCR_R32 || dtype == PSCR_C32;
+  size_t width = cplx ? 2 : 1;                            /* words per element */
+  size_t ws = single ? sizeof(float) : sizeof(double);    /* bytes per word */
 
   pscr_options opts;
   pscr_options_init(&opts);
@@ -102,22 +120,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
   }
 
   /* Pencils: arrays sized as the contract requires (at least 1 entry). */
-  double *store[3] = {NULL, NULL, NULL};
+  char *store[3] = {NULL, NULL, NULL};
   pscr_pencil pencils[3];
   int dims = ndim >= 1 && ndim <= 3 ? ndim : 3;
   for (int d = 0; d < dims; d++) {
     size_t len = (size_t)(n[d] > 0 ? n[d] : 1) * width;
-    store[d] = malloc(4 * len * sizeof(double));
+    store[d] = malloc(4 * len * ws);
     for (size_t i = 0; i < 4 * len; i++)
-      store[d][i] = next_value(&r);
+      set_at(store[d], i, next_value(&r), single);
     int nd = n[d];
     if (mode & 1) /* a well-posed variant: SPD-ish factors */
       for (size_t i = 0; i < len; i += width) {
-        store[d][i] = 2.0 + fabs(store[d][i]) * 1e-3;
-        store[d][2 * len + i] = 1.0;
+        set_at(store[d], i, 2.0 + fabs(value_at(store[d], i, single)) * 1e-3, single);
+        set_at(store[d], 2 * len + i, 1.0, single);
       }
-    pencils[d] = (pscr_pencil){nd, store[d], store[d] + len, store[d] + 2 * len,
-                               (mode & 2) ? store[d] + 3 * len : NULL};
+    pencils[d] = (pscr_pencil){nd, store[d], store[d] + len * ws, store[d] + 2 * len * ws,
+                               (mode & 2) ? store[d] + 3 * len * ws : NULL};
     if ((mode & 0x1c) == 0x1c && d == 1)
       pencils[d].m_diag = NULL; /* a NULL array */
   }
@@ -131,9 +149,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shift[0] = -next_value(&r) * 10;
     shift[1] = next_value(&r);
   }
+  float shift32[2] = {(float)shift[0], (float)shift[1]};
 
   pscr_plan *plan = (pscr_plan *)&r;
-  pscr_status st = pscr_plan_create(&plan, dtype, ndim, pencils, shift, &opts);
+  pscr_status st = pscr_plan_create(&plan, dtype, ndim, pencils,
+                                    single ? (const void *)shift32 : (const void *)shift, &opts);
   REQUIRE(is_documented(st), "plan status %d", (int)st);
   if (st != PSCR_SUCCESS) {
     REQUIRE(plan == NULL, "plan not NULL after %s", pscr_status_string(st));
@@ -144,38 +164,38 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t total = 1;
     for (int d = 0; d < ndim; d++)
       total *= (size_t)pencils[d].n;
-    double *f = malloc(total * width * sizeof *f), *f0 = malloc(total * width * sizeof *f0);
-    double *u = malloc(total * width * sizeof *u);
-    for (size_t i = 0; i < total * width; i++)
-      f[i] = (mode & 1) ? sin((double)i + next_byte(&r)) : next_value(&r);
-    memcpy(f0, f, total * width * sizeof *f);
+    const size_t words = total * width, bytes = words * ws;
+    char *f = malloc(bytes), *f0 = malloc(bytes), *u = malloc(bytes);
+    for (size_t i = 0; i < words; i++)
+      set_at(f, i, (mode & 1) ? sin((double)i + next_byte(&r)) : next_value(&r), single);
+    memcpy(f0, f, bytes);
     st = pscr_solve(plan, f, u);
     REQUIRE(is_documented(st), "solve status %d", (int)st);
-    REQUIRE(memcmp(f, f0, total * width * sizeof *f) == 0, "f modified by an out-of-place solve");
+    REQUIRE(memcmp(f, f0, bytes) == 0, "f modified by an out-of-place solve");
     if (st == PSCR_SUCCESS)
-      for (size_t i = 0; i < total * width; i++)
-        REQUIRE(isfinite(u[i]), "success with a non-finite u[%zu]", i / width);
+      for (size_t i = 0; i < words; i++)
+        REQUIRE(isfinite(value_at(u, i, single)), "success with a non-finite u[%zu]", i / width);
     else
       REQUIRE(pscr_last_error()[0] != '\0', "no detail message for %s", pscr_status_string(st));
     /* A batch of two: f and f + 1 element as right-hand sides total + 1
        apart into a strided u; the same invariants, the gap of u untouched. */
     {
       const size_t ld = total + 1, len = (ld + total) * width;
-      double *fb = malloc(len * sizeof *fb), *fb0 = malloc(len * sizeof *fb0);
-      double *ub = malloc(len * sizeof *ub);
+      char *fb = malloc(len * ws), *fb0 = malloc(len * ws), *ub = malloc(len * ws);
       for (size_t i = 0; i < len; i++) {
-        fb[i] = f[i % (total * width)];
-        ub[i] = 7.0;
+        set_at(fb, i, value_at(f, i % words, single), single);
+        set_at(ub, i, 7.0, single);
       }
-      memcpy(fb0, fb, len * sizeof *fb);
+      memcpy(fb0, fb, len * ws);
       st = pscr_solve_batch(plan, 2, fb, ld, ub, ld);
       REQUIRE(is_documented(st), "batch status %d", (int)st);
-      REQUIRE(memcmp(fb, fb0, len * sizeof *fb) == 0, "f modified by an out-of-place batch");
-      for (size_t i = total * width; i < ld * width; i++)
-        REQUIRE(ub[i] == 7.0, "batch wrote the gap at %zu", i);
+      REQUIRE(memcmp(fb, fb0, len * ws) == 0, "f modified by an out-of-place batch");
+      for (size_t i = words; i < ld * width; i++)
+        REQUIRE(value_at(ub, i, single) == 7.0, "batch wrote the gap at %zu", i);
       if (st == PSCR_SUCCESS)
         for (size_t i = 0; i < len; i++)
-          REQUIRE(isfinite(ub[i]), "batch success with a non-finite u entry %zu", i / width);
+          REQUIRE(isfinite(value_at(ub, i, single)), "batch success with a non-finite u entry %zu",
+                  i / width);
       else
         REQUIRE(pscr_last_error()[0] != '\0', "no detail message for batch %s",
                 pscr_status_string(st));
