@@ -101,7 +101,8 @@ static pscr_status pscr_cuda_dim_fill(const pscr_plan *p, int d, pscr_cuda_dim_v
 static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
 {
   memset(v, 0, sizeof *v);
-  v->is_complex = p->dtype == PSCR_C64;
+  v->is_complex = p->cplx;
+  v->single = p->single;
   v->ndim = p->ndim;
   v->device = p->opts.device;
   v->rows_per_thread = p->opts.cuda_rows_per_thread;
@@ -113,8 +114,14 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   v->shift[1] = p->shift[1];
   for (int d = 0; d < 3; d++)
     v->n[d] = p->n[d];
+  /* The arrays a solve reads: the float copies of a single-precision plan
+     (NULL at setup time, before they exist; setup needs only sizes). */
   for (int d = 0; d < p->ndim; d++) {
-    if (v->is_complex) {
+    if (p->single) {
+      const void *F[4] = {p->fac_s[d].a.diag, p->fac_s[d].a.off, p->fac_s[d].m.diag,
+                          p->fac_s[d].m.off};
+      memcpy(v->fac[d], F, sizeof F);
+    } else if (v->is_complex) {
       const pscr_factor_z *F = &p->fac_z[d];
       v->fac[d][0] = F->a.diag;
       v->fac[d][1] = F->a.off;
@@ -140,8 +147,6 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
 
 static pscr_status pscr_cuda_setup(pscr_plan *p)
 {
-  if (p->dtype != PSCR_R64 && p->dtype != PSCR_C64)
-    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "the CUDA backend supports R64 and C64 only");
   pscr_cuda_view v;
   pscr_status st = pscr_cuda_view_build(p, &v);
   if (st)

@@ -116,14 +116,19 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int **item
 // 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
 // want short dependency chains (2D n = 256: 0.18 ms with 2, 0.20 ms with 8);
 // more rows while P would exceed PART_MAX_P; past 16 PART_MAX_P rows, the
-// serial path.
-int choose_rows(int requested, int n, int ndim)
+// serial path. Single precision takes 16 rows past n = 256: fewer PCR
+// steps in float cost less accuracy (2D Helmholtz 1023^2, C32: backward error
+// 7.2e-5 with 16 rows, 1.2e-3 with 8) and no time (0.400 against 0.412 ms;
+// R32 Poisson 1023^2 0.283 against 0.318 ms; bench/results/
+// 2026-11-23-h100-single).
+int choose_rows(int requested, int n, int ndim, bool single)
 {
   if (requested < 0)
     return 0;
   if (requested > 0)
     return part_threads_per_system(n, requested) <= PART_MAX_P ? requested : 0;
-  for (int m = n > 2048 ? 16 : (ndim == 2 && n <= 256 ? 2 : 8); m <= 16; m *= 2)
+  const int large = single ? 256 : 2048;
+  for (int m = n > large ? 16 : (ndim == 2 && n <= 256 ? 2 : 8); m <= 16; m *= 2)
     if (part_threads_per_system(n, m) <= PART_MAX_P)
       return m;
   return 0;
@@ -144,6 +149,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA backend state");
   s->device = v->device;
   s->cplx = v->is_complex;
+  s->single = v->single;
   s->ndim = v->ndim;
   s->total = v->total;
   s->elem = v->elem;
@@ -154,7 +160,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // Largest batch of each dimension: max_batch right-hand sides at the top,
   // then times the outer max_ne (the 3D inner 2D solves).
   size_t batch = (size_t)v->max_batch;
-  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim);
+  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim, v->single != 0);
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
   // Every workspace is at most a few times max_batch * total elements
   // (validation bounds 64 total bytes), and batch indices are ints.
@@ -183,7 +189,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     const size_t b = 4 * (size_t)s->part_p * (size_t)s->rows * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
     PSCR_CUDA_GOTO(st, fail,
-                   pscr_cuda::part_attributes(v->is_complex != 0));
+                   pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0));
   }
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
                        sizeof(int));
@@ -310,11 +316,13 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
       st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA chunk-major factors (%zu bytes)", 4 * np * es);
       goto out;
     }
-    const double one[2] = {1.0, 0.0};
+    const double one_d[2] = {1.0, 0.0};
+    const float one_s[2] = {1.0f, 0.0f};
+    const void *one = s->single ? (const void *)one_s : (const void *)one_d;
     for (size_t i = 0; i < np; i++) {
       const size_t at = (i % (size_t)M) * (size_t)P + i / (size_t)M;
       // ad | md | ao | mo; view factors: a_diag, a_off, m_diag, m_off.
-      const void *srcs[4] = {i < n ? (const char *)v->fac[l][0] + i * es : (const void *)one,
+      const void *srcs[4] = {i < n ? (const char *)v->fac[l][0] + i * es : one,
                              i < n ? (const char *)v->fac[l][2] + i * es : nullptr,
                              i + 1 < n ? (const char *)v->fac[l][1] + i * es : nullptr,
                              i + 1 < n ? (const char *)v->fac[l][3] + i * es : nullptr};
@@ -326,7 +334,8 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
   }
-  // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex).
+  // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex),
+  // rounded to float for a single-precision plan.
   {
     const size_t b = (size_t)s->max_batch * es;
     char *cs = (char *)malloc(b);
@@ -334,8 +343,10 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
       st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA batch shifts (%zu bytes)", b);
       goto out;
     }
+    const float shift_s[2] = {(float)v->shift[0], (float)v->shift[1]};
+    const void *shift = s->single ? (const void *)shift_s : (const void *)v->shift;
     for (int r = 0; r < s->max_batch; r++)
-      memcpy(cs + (size_t)r * es, v->shift, es);
+      memcpy(cs + (size_t)r * es, shift, es);
     cudaError_t ce = cudaMemcpy(s->cs0, cs, b, cudaMemcpyHostToDevice);
     free(cs);
     PSCR_CUDA_GOTO(st, out, ce);

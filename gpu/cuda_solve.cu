@@ -193,10 +193,59 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, 
 
 } // namespace
 
-cudaError_t part_attributes(bool cplx)
+cudaError_t part_attributes(bool cplx, bool single)
 {
+  if (single)
+    return cplx ? part_attrs<cf>() : part_attrs<float>();
   return cplx ? part_attrs<zc>() : part_attrs<double>();
 }
+
+namespace {
+
+// The copy, the launch sequence and the NaN guard of solve_on_stream for
+// scalar type T, made of words W (T itself, or its real type when complex).
+template <class T, class W>
+cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
+                        cudaStream_t cs, int rows)
+{
+  const size_t words = sizeof(T) / sizeof(W), count = s->total * words;
+  cudaError_t e;
+  if (u != f) {
+    if (nb == 1 || (ldf == s->total && ldu == s->total)) {
+      e = cudaMemcpyAsync(u, f, (size_t)nb * s->total * s->elem, cudaMemcpyDefault, cs);
+    } else {
+      // Gaps between the vectors: one strided copy kernel (no cudaMemcpy2D,
+      // whose pitch is limited to the device's memPitch).
+      unsigned gx = grid_of(count);
+      if (gx > 8u * (unsigned)s->sms)
+        gx = 8u * (unsigned)s->sms;
+      const dim3 grid(gx, (unsigned)(nb < 65535 ? nb : 65535));
+      k_copy_batch<W><<<grid, THREADS, 0, cs>>>((const W *)f, ldf * words, (W *)u, ldu * words,
+                                                count, nb);
+      e = pscr_cuda_launch_check(cs);
+    }
+    if (e != cudaSuccess)
+      return e;
+    mark(s, PSCR_STAGE_OTHER, cs);
+  }
+  if ((e = cudaMemsetAsync(s->flag, 0, sizeof(int), cs)) != cudaSuccess)
+    return e;
+  mark(s, PSCR_STAGE_OTHER, cs);
+  if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)s->cs0, rows, cs)) != cudaSuccess)
+    return e;
+  // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)
+  // instead of one thread per entry keeps this check at a few microseconds.
+  // The pivots depend on the shifts only, not on f: a flag means that no
+  // u_r of the batch is a solution.
+  unsigned grid = grid_of(count);
+  if (grid > 4u * (unsigned)s->sms)
+    grid = 4u * (unsigned)s->sms;
+  k_nan_if_flag<W><<<grid, THREADS, 0, cs>>>(s->flag, (W *)u, count, nb, ldu * words);
+  mark(s, PSCR_STAGE_OTHER, cs);
+  return pscr_cuda_launch_check(cs);
+}
+
+} // namespace
 
 // The whole solve of nb right-hand sides (1 <= nb <= max_batch) on `stream`
 // with the given level-3 solver (rows, as State.rows): f_r at f + r ldf, u_r
@@ -215,49 +264,17 @@ pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u
                                    size_t ldu, cudaStream_t cs, int rows)
 {
   pscr_status st = PSCR_SUCCESS;
-  cudaError_t e;
-  const size_t words = s->cplx ? 2 : 1, count = s->total * words;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs); // profiling: the start
-  if (u != f) {
-    if (nb == 1 || (ldf == s->total && ldu == s->total)) {
-      PSCR_CUDA_GOTO(st, out,
-                     cudaMemcpyAsync(u, f, (size_t)nb * s->total * s->elem, cudaMemcpyDefault,
-                                     cs));
-    } else {
-      // Gaps between the vectors: one strided copy kernel (no cudaMemcpy2D,
-      // whose pitch is limited to the device's memPitch).
-      unsigned gx = pscr_cuda::grid_of(count);
-      if (gx > 8u * (unsigned)s->sms)
-        gx = 8u * (unsigned)s->sms;
-      const dim3 grid(gx, (unsigned)(nb < 65535 ? nb : 65535));
-      pscr_cuda::k_copy_batch<<<grid, pscr_cuda::THREADS, 0, cs>>>(
-          (const double *)f, ldf * words, (double *)u, ldu * words, count, nb);
-      PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
-    }
-    pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
-  }
-  PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), cs));
-  pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
-  if (s->cplx)
-    e = pscr_cuda::run_dim<pscr_cuda::zc>(s, 0, nb, (pscr_cuda::zc *)u, ldu,
-                                          (const pscr_cuda::zc *)s->cs0, rows, cs);
-  else
-    e = pscr_cuda::run_dim<double>(s, 0, nb, (double *)u, ldu, (const double *)s->cs0, rows,
-                                   cs);
-  PSCR_CUDA_GOTO(st, out, e);
   {
-    // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)
-    // instead of one thread per entry keeps this check at a few microseconds.
-    // The pivots depend on the shifts only, not on f: a flag means that no
-    // u_r of the batch is a solution.
-    unsigned grid = pscr_cuda::grid_of(count);
-    if (grid > 4u * (unsigned)s->sms)
-      grid = 4u * (unsigned)s->sms;
-    pscr_cuda::k_nan_if_flag<<<grid, pscr_cuda::THREADS, 0, cs>>>(s->flag, (double *)u, count,
-                                                                  nb, ldu * words);
-    pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs);
-    PSCR_CUDA_GOTO(st, out, pscr_cuda_launch_check(cs));
+    cudaError_t e;
+    if (s->single)
+      e = s->cplx ? solve_typed<cf, float>(s, nb, f, ldf, u, ldu, cs, rows)
+                  : solve_typed<float, float>(s, nb, f, ldf, u, ldu, cs, rows);
+    else
+      e = s->cplx ? solve_typed<zc, double>(s, nb, f, ldf, u, ldu, cs, rows)
+                  : solve_typed<double, double>(s, nb, f, ldf, u, ldu, cs, rows);
+    PSCR_CUDA_GOTO(st, out, e);
   }
 out:
   return st;

@@ -56,6 +56,7 @@ constexpr size_t STAGE_MIN = (size_t)4 << 20;
 
 struct State {
   int device, cplx, ndim, n[3];
+  int single;          // R32 / C32: every device array holds float data
   size_t total, elem;
   cudaStream_t stream; // private stream of the host-array solve
   void *fac[3];        // 4 n_d entries per dimension
@@ -141,12 +142,12 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs
 // cuda_setup.cu
 cudaError_t dalloc(State *s, void **p, size_t bytes);
 void state_free(State *s);
-int choose_rows(int requested, int n, int ndim);
+int choose_rows(int requested, int n, int ndim, bool single);
 
 // cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
 // be set in the translation unit that launches them), and the whole solve
 // of nb right-hand sides on a stream.
-cudaError_t part_attributes(bool cplx);
+cudaError_t part_attributes(bool cplx, bool single);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs, int rows);
 

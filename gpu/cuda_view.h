@@ -46,14 +46,15 @@ typedef struct pscr_cuda_dim_view {
 } pscr_cuda_dim_view;
 
 typedef struct pscr_cuda_view {
-  int is_complex; /* 0: double, 1: interleaved (re, im) doubles */
+  int is_complex; /* 0: real, 1: interleaved (re, im) pairs */
+  int single;     /* 1: float data (R32, C32), 0: double (R64, C64) */
   int ndim, device;
   int rows_per_thread; /* pscr_options.cuda_rows_per_thread */
   int max_batch;       /* pscr_options.max_batch: right-hand sides per launch sequence */
   int num_threads;     /* CPU threads for the host-side staging copies */
   int n[3];
-  size_t total, elem;
-  double shift[2];
+  size_t total, elem; /* elem: bytes per element of every array below */
+  double shift[2];    /* c as (re, im) in double, whatever the precision */
   /* Factors of each dimension: a_diag (n), a_off (n-1), m_diag (n), m_off (n-1). */
   const void *fac[3][4];
   pscr_cuda_dim_view dim[2]; /* dimensions 0 .. ndim-2 */

@@ -169,27 +169,29 @@ __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *
 }
 
 // After a solve: if a pivot was flagged, u holds no solution; make that
-// impossible to miss (as the CPU backend does). nb vectors of count doubles,
-// ld doubles apart (the gaps between them are not written).
-__global__ void k_nan_if_flag(const int *flag, double *u, size_t count, int nb, size_t ld)
+// impossible to miss (as the CPU backend does). nb vectors of count words W
+// (double, or float for single-precision plans; complex entries are two
+// words), ld words apart (the gaps between them are not written).
+template <class W>
+__global__ void k_nan_if_flag(const int *flag, W *u, size_t count, int nb, size_t ld)
 {
   if (*flag == 0)
     return;
   for (int r = 0; r < nb; r++) {
-    double *ur = u + (size_t)r * ld;
-    PSCR_GRID_STRIDE(idx, count) { ur[idx] = __longlong_as_double(0x7ff8000000000000LL); }
+    W *ur = u + (size_t)r * ld;
+    PSCR_GRID_STRIDE(idx, count) { ur[idx] = W(NAN); }
   }
 }
 
-// u_r = f_r for nb vectors of count doubles, f_r at f + r ldf, u_r at u + r ldu
-// (doubles): the f -> u copy of a batch whose vectors are not contiguous.
+// u_r = f_r for nb vectors of count words W, f_r at f + r ldf, u_r at u + r ldu
+// (words): the f -> u copy of a batch whose vectors are not contiguous.
 // blockIdx.y strides over the vectors, so no index is divided.
-__global__ void k_copy_batch(const double *f, size_t ldf, double *u, size_t ldu, size_t count,
-                             int nb)
+template <class W>
+__global__ void k_copy_batch(const W *f, size_t ldf, W *u, size_t ldu, size_t count, int nb)
 {
   for (int r = (int)blockIdx.y; r < nb; r += (int)gridDim.y) {
-    const double *fr = f + (size_t)r * ldf;
-    double *ur = u + (size_t)r * ldu;
+    const W *fr = f + (size_t)r * ldf;
+    W *ur = u + (size_t)r * ldu;
     PSCR_GRID_STRIDE(idx, count) { ur[idx] = fr[idx]; }
   }
 }

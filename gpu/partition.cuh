@@ -56,13 +56,21 @@ __device__ inline double shfl_down(double v, int d, int width)
 {
   return __shfl_down_sync(0xffffffffu, v, d, width);
 }
-__device__ inline zc shfl_up(zc v, int d, int width)
+__device__ inline float shfl_up(float v, int d, int width)
 {
-  return zc(shfl_up(v.re, d, width), shfl_up(v.im, d, width));
+  return __shfl_up_sync(0xffffffffu, v, d, width);
 }
-__device__ inline zc shfl_down(zc v, int d, int width)
+__device__ inline float shfl_down(float v, int d, int width)
 {
-  return zc(shfl_down(v.re, d, width), shfl_down(v.im, d, width));
+  return __shfl_down_sync(0xffffffffu, v, d, width);
+}
+template <class R> __device__ inline cplx<R> shfl_up(cplx<R> v, int d, int width)
+{
+  return cplx<R>(shfl_up(v.re, d, width), shfl_up(v.im, d, width));
+}
+template <class R> __device__ inline cplx<R> shfl_down(cplx<R> v, int d, int width)
+{
+  return cplx<R>(shfl_down(v.re, d, width), shfl_down(v.im, d, width));
 }
 
 // One PCR step of stride dl on row (L, D, U, R) given its neighbours' rows,
@@ -74,7 +82,7 @@ __device__ inline void pcr_step(T &L, T &D, T &U, T &R, T Lm, T Im, T Um, T Rm, 
   const T k1 = L * Im, k2 = U * Ip;
   const T u1 = k1 * Um, u2 = k2 * Lp;
   const T Dn = D - u1 - u2;
-  bad |= !(abs1(Dn) > DBL_EPSILON * (abs1(D) + abs1(u1) + abs1(u2)));
+  bad |= !(abs1(Dn) > eps_of<T>() * (abs1(D) + abs1(u1) + abs1(u2)));
   L = -k1 * Lm;
   U = -k2 * Up;
   R = R - k1 * Rm - k2 * Rp;
@@ -82,9 +90,9 @@ __device__ inline void pcr_step(T &L, T &D, T &U, T &R, T Lm, T Im, T Um, T Rm, 
 }
 
 // The partition pivot test: |piv| must exceed eps times the terms it came from.
-template <class T> __device__ inline bool pivot_bad(T piv, double scale)
+template <class T> __device__ inline bool pivot_bad(T piv, real_t<T> scale)
 {
-  return !(abs1(piv) > DBL_EPSILON * scale);
+  return !(abs1(piv) > eps_of<T>() * scale);
 }
 
 // Factors of the last dimension in chunk-major order for k_part: row

@@ -41,11 +41,11 @@ __global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T 
       T piv;
       if (i == 0) {
         piv = diag;
-        bad |= !(abs1(piv) > 0.0);
+        bad |= !(abs1(piv) > real_t<T>(0));
       } else {
         const T tt = eprev * cprev;
         piv = diag - tt;
-        bad |= !(abs1(piv) > DBL_EPSILON * (abs1(diag) + abs1(tt)));
+        bad |= !(abs1(piv) > eps_of<T>() * (abs1(diag) + abs1(tt)));
       }
       const T iv = inv(piv);
       const T y = i == 0 ? r * iv : (r - eprev * yprev) * iv;
