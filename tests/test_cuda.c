@@ -187,31 +187,20 @@ static const int level3_sizes[][3] = {
 };
 #define N_L3_SIZES ((int)(sizeof level3_sizes / sizeof level3_sizes[0]))
 
+/* _i < N_L3: double; the next N_L3 the same cases in single precision (the
+   partitioned solver's PCR in float included). */
+#define N_L3 (N_ROWS * NKINDS * N_L3_SIZES)
 START_TEST(level3_variants)
 {
-  const int rows = level3_rows[_i % N_ROWS], rest = _i / N_ROWS;
+  const int single = _i >= N_L3, c = _i % N_L3;
+  const int rows = level3_rows[c % N_ROWS], rest = c / N_ROWS;
   const kind k = (kind)(rest % NKINDS);
   const int *sz = level3_sizes[rest / NKINDS];
   const int ndim = sz[2] ? 3 : 2;
   int n[3];
   for (int d = 0; d < ndim; d++)
     n[d] = k == HELMHOLTZ && sz[d] < 2 ? 2 : sz[d];
-  check_gpu_full(k, ndim, n, 9000u + (uint64_t)_i, NULL, rows, 0, 0);
-}
-END_TEST
-
-/* Single precision: every level-3 solver on every kind and the level-3 sizes
-   (the partitioned solver's PCR in float included). */
-START_TEST(single_level3_variants)
-{
-  const int rows = level3_rows[_i % N_ROWS], rest = _i / N_ROWS;
-  const kind k = (kind)(rest % NKINDS);
-  const int *sz = level3_sizes[rest / NKINDS];
-  const int ndim = sz[2] ? 3 : 2;
-  int n[3];
-  for (int d = 0; d < ndim; d++)
-    n[d] = k == HELMHOLTZ && sz[d] < 2 ? 2 : sz[d];
-  check_gpu_full(k, ndim, n, 9500u + (uint64_t)_i, NULL, rows, 0, 1);
+  check_gpu_full(k, ndim, n, (single ? 9500u : 9000u) + (uint64_t)c, NULL, rows, 0, single);
 }
 END_TEST
 
@@ -1054,8 +1043,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, gpu_2d, 0, N_SIZES_2D * NKINDS);
   tcase_add_loop_test(tc, gpu_3d, 0, N_SIZES_3D * NKINDS);
   tcase_add_loop_test(tc, gpu_badly_scaled, 0, 6);
-  tcase_add_loop_test(tc, level3_variants, 0, N_ROWS * NKINDS * N_L3_SIZES);
-  tcase_add_loop_test(tc, single_level3_variants, 0, N_ROWS * NKINDS * N_L3_SIZES);
+  tcase_add_loop_test(tc, level3_variants, 0, 2 * N_L3);
   tcase_add_loop_test(tc, gpu_single, 0, N_SINGLE * NKINDS);
   tcase_add_test(tc, partition_pivot_fallback);
   suite_add_tcase(s, tc);

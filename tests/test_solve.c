@@ -451,19 +451,7 @@ static void convergence(pscr_problem_kind kind, int ndim, double grading, const 
     free(ue);
     free(u);
   }
-  /* Least-squares slope of log(err) against log(h). */
-  double mx = 0, my = 0, sxx = 0, sxy = 0;
-  for (int r = 0; r < count; r++) {
-    mx += logh[r] / count;
-    my += logerr[r] / count;
-  }
-  for (int r = 0; r < count; r++) {
-    sxx += (logh[r] - mx) * (logh[r] - mx);
-    sxy += (logh[r] - mx) * (logerr[r] - my);
-  }
-  double rate = sxy / sxx;
-  printf("  fitted rate %.3f\n", rate);
-  ck_assert_msg(rate >= 1.85 && rate <= 2.3, "convergence rate %.3f not O(h^2)", rate);
+  tu_check_h2_rate(logh, logerr, count);
 }
 
 START_TEST(convergence_poisson_2d)

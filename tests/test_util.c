@@ -1,6 +1,7 @@
 #include "test_util.h"
 
 #include <lapacke.h>
+#include <stdio.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -304,4 +305,20 @@ int tu_run_suite(Suite *suite)
   int failed = srunner_ntests_failed(sr);
   srunner_free(sr);
   return failed == 0 ? 0 : 1;
+}
+
+void tu_check_h2_rate(const double *logh, const double *logerr, int count)
+{
+  double mx = 0, my = 0, sxx = 0, sxy = 0;
+  for (int r = 0; r < count; r++) {
+    mx += logh[r] / count;
+    my += logerr[r] / count;
+  }
+  for (int r = 0; r < count; r++) {
+    sxx += (logh[r] - mx) * (logh[r] - mx);
+    sxy += (logh[r] - mx) * (logerr[r] - my);
+  }
+  const double rate = sxy / sxx;
+  printf("  fitted rate %.3f\n", rate);
+  ck_assert_msg(rate >= 1.85 && rate <= 2.3, "convergence rate %.3f not O(h^2)", rate);
 }

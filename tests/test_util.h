@@ -66,6 +66,10 @@ int tu_pencil_eigenvalues(pscr_dtype dtype, const pscr_pencil *p, double *lambda
    exists); for suites that check the CPU reference. */
 const pscr_options *tu_cpu_options(void);
 
+/* Least-squares slope of log(err) against log(h) over count meshes,
+   printed; asserts O(h^2): 1.85 <= slope <= 2.3. */
+void tu_check_h2_rate(const double *logh, const double *logerr, int count);
+
 /* Run a suite (CK_ENV honoured); returns the process exit code. */
 int tu_run_suite(Suite *suite);
 
