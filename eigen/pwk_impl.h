@@ -14,72 +14,94 @@
  *
  * Real only: included by eigen.c in the real expansion.
  */
-/* Number of shifts of a combined QL step (pwk_multi_sweep), and the
- * smallest block that takes one. */
+/* Number of shifts of a combined QL step (pwk_lane_sweep), the smallest
+ * block that takes one, and the combined steps without a deflation at the
+ * top after which the single-shift sweep takes over. */
 #define EIG_PWK_NS 4
 #define EIG_PWK_MULTI_MIN 32
 #define EIG_PWK_STALL 5
 
 /*
  * EIG_PWK_NS root-free QL sweeps over rows l..m (dsterf's step, as in
- * pwk_eigenvalues) with the shifts sig[0..EIG_PWK_NS-1], chased together:
- * sweep s trails sweep s-1 by one row (its step at row i+1 needs the
- * entries that sweep s-1 wrote at row i), so the division chains of the
- * sweeps overlap. Every sweep does exactly the arithmetic of a plain
- * sweep on the matrix its predecessor left.
+ * pwk_eigenvalues) with the shifts sig[0..EIG_PWK_NS-1], chased together
+ * in the lanes of one vector (GNU C vector extensions), so that their
+ * division chains overlap and their divisions are one vector division.
+ * Lane q runs sweep q two rows behind lane q-1 (its row i needs the
+ * entries that sweep q-1 wrote at row i-1), so that what lane q-1 writes
+ * at a row is what lane q reads one iteration later; it is passed along
+ * the lanes in registers (a shift by one lane), lane 0 reads the matrix
+ * and the last lane writes it back. Each lane passes row m (its start:
+ * c = 1, s = 0, gamma = d_m - sigma), rows m-1..l (the sweep) and row l-1
+ * (its end: p_l = s pp, d_l = sigma + gamma). Every
+ * sweep does exactly the arithmetic of a plain sweep on the matrix its
+ * predecessor left (the results are those of the four sweeps in turn,
+ * bit for bit).
+ *
+ * An earlier sweep may split the block (its exact shift leaves e_i = 0);
+ * where this sweep's bulge is zero too (rr = 0), it ends the lower part
+ * there (p_{i+1} = s pp = 0, d_{i+1} = sigma + gamma) and starts afresh
+ * above, as at row m.
  */
-static void EIG(pwk_multi_sweep)(int l, int m, double *d, double *p, const double *sig)
+typedef double eig_pwk_v __attribute__((vector_size(EIG_PWK_NS * sizeof(double))));
+typedef long long eig_pwk_m __attribute__((vector_size(EIG_PWK_NS * sizeof(long long))));
+
+static inline eig_pwk_v EIG(pwk_sel)(eig_pwk_m m, eig_pwk_v a, eig_pwk_v b)
+{
+  return (eig_pwk_v)(((eig_pwk_m)a & m) | ((eig_pwk_m)b & ~m));
+}
+
+static void EIG(pwk_lane_sweep)(int l, int m, double *d, double *p, const double *sig)
 {
   enum { K = EIG_PWK_NS };
-  double c[K] = {0}, s[K] = {0}, gamma[K] = {0}, pp[K] = {0};
-  const int steps = m - l; /* rows m-1 .. l */
-  for (int t = 0; t < steps + K - 1; t++) {
-    for (int q = 0; q < K; q++) {
-      const int i = m - 1 - (t - q);
-      if (i > m - 1 || i < l)
-        continue;
-      const double sigma = sig[q];
-      if (i == m - 1) {
-        c[q] = 1.0;
-        s[q] = 0.0;
-        gamma[q] = d[m] - sigma;
-        pp[q] = gamma[q] * gamma[q];
-      }
-      double bb = p[i];
-      double rr = pp[q] + bb;
-      if (!(rr >= DBL_MIN)) {
-        /* An earlier sweep split the block at row i (its exact shift
-         * left e_i = 0) and this sweep's bulge is zero too: it ends the
-         * lower part there (p[i+1] = s pp = 0, d[i+1] = sigma + gamma)
-         * and starts afresh above, as at row m. */
-        if (i != m - 1)
-          p[i + 1] = 0.0;
-        d[i + 1] = gamma[q] + sigma;
-        c[q] = 1.0;
-        s[q] = 0.0;
-        gamma[q] = d[i] - sigma;
-        pp[q] = gamma[q] * gamma[q];
-        if (i == l) {
-          p[l] = 0.0;
-          d[l] = sigma + gamma[q];
-        }
-        continue;
-      }
-      double rinv = 1.0 / rr, ipp = 1.0 / pp[q];
-      if (i != m - 1)
-        p[i + 1] = s[q] * rr;
-      double oldc = c[q];
-      c[q] = pp[q] * rinv;
-      s[q] = bb * rinv;
-      double oldgam = gamma[q], alpha = d[i];
-      double g = pp[q] * (alpha - sigma) - bb * oldgam;
-      gamma[q] = g * rinv;
-      d[i + 1] = oldgam + (alpha - gamma[q]);
-      pp[q] = (c[q] != 0.0) ? (g * g) * (rinv * ipp) : oldc * bb;
-      if (i == l) {
-        p[l] = s[q] * pp[q];
-        d[l] = sigma + gamma[q];
-      }
+  _Static_assert(EIG_PWK_NS == 4, "pwk_lane_sweep lists four lanes");
+  const eig_pwk_v zero = {0.0, 0.0, 0.0, 0.0}, one = {1.0, 1.0, 1.0, 1.0};
+  const eig_pwk_v sv = {sig[0], sig[1], sig[2], sig[3]};
+  const eig_pwk_v lag = {0.0, 2.0, 4.0, 6.0};
+  const eig_pwk_v vm = {m, m, m, m}, vl = {l, l, l, l};
+  const eig_pwk_v dmin = {DBL_MIN, DBL_MIN, DBL_MIN, DBL_MIN};
+  eig_pwk_v c = one, s = zero, gamma = zero, pp = one, pout = zero, dout = zero;
+  const int iters = (m - l + 2) + 2 * (K - 1);
+  for (int t = 0; t < iters; t++) {
+    /* Lane 0 reads row m - t (clamped: unused outside l..m). */
+    int r0 = m - t;
+    int rd = r0 < l ? l : r0, rp = r0 > m - 1 ? m - 1 : (r0 < l ? l : r0);
+    eig_pwk_v mem = {p[rp], d[rd], 0.0, 0.0};
+    eig_pwk_v bb = __builtin_shuffle(pout, mem, (eig_pwk_m){4, 0, 1, 2});
+    eig_pwk_v alpha = __builtin_shuffle(dout, mem, (eig_pwk_m){5, 0, 1, 2});
+    eig_pwk_v row = (eig_pwk_v){r0, r0, r0, r0} + lag;
+    eig_pwk_m init = (eig_pwk_m)(row == vm);
+    eig_pwk_m step = (eig_pwk_m)(row < vm) & (eig_pwk_m)(row >= vl);
+    eig_pwk_m fin = (eig_pwk_m)(row == vl - one);
+    /* The sweep's row. */
+    eig_pwk_v rr = pp + bb;
+    eig_pwk_v rinv = one / rr, ipp = one / pp;
+    eig_pwk_v cn = pp * rinv, sn = bb * rinv;
+    eig_pwk_v g = pp * (alpha - sv) - bb * gamma;
+    eig_pwk_v gn = g * rinv;
+    eig_pwk_v po = s * rr, dox = gamma + (alpha - gn);
+    eig_pwk_v ppn = EIG(pwk_sel)((eig_pwk_m)(cn != zero), (g * g) * (rinv * ipp), c * bb);
+    /* Restart (rr = 0) and start (row m): c = 1, s = 0, gamma = alpha - sigma. */
+    eig_pwk_m rz = step & ~(eig_pwk_m)(rr >= dmin);
+    eig_pwk_m fresh = init | rz;
+    eig_pwk_v g0 = alpha - sv;
+    po = EIG(pwk_sel)(rz, zero, po);
+    dox = EIG(pwk_sel)(rz, gamma + sv, dox);
+    eig_pwk_v nc = EIG(pwk_sel)(fresh, one, cn), ns = EIG(pwk_sel)(fresh, zero, sn);
+    eig_pwk_v ng = EIG(pwk_sel)(fresh, g0, gn), npp = EIG(pwk_sel)(fresh, g0 * g0, ppn);
+    /* End (row l-1): p_l = s pp, d_l = sigma + gamma. */
+    pout = EIG(pwk_sel)(fin, s * pp, po);
+    dout = EIG(pwk_sel)(fin, sv + gamma, dox);
+    eig_pwk_m upd = step | init;
+    c = EIG(pwk_sel)(upd, nc, c);
+    s = EIG(pwk_sel)(upd, ns, s);
+    gamma = EIG(pwk_sel)(upd, ng, gamma);
+    pp = EIG(pwk_sel)(upd, npp, pp);
+    /* The last lane writes rows r+1 (d) and r+1 <= m-1 (p). */
+    const int r = r0 + 2 * (K - 1);
+    if (r >= l - 1 && r <= m - 1) {
+      d[r + 1] = dout[K - 1];
+      if (r <= m - 2)
+        p[r + 1] = pout[K - 1];
     }
   }
 }
@@ -127,7 +149,7 @@ static pscr_status EIG(pwk_eigenvalues)(int n, double *d, double *p, double tnor
       if (EIG(pwk_eigenvalues)(EIG_PWK_NS, sd, sp, EIG(tri_sq_norm)(EIG_PWK_NS, sd, sp)) ==
           PSCR_SUCCESS) {
         it += EIG_PWK_NS - 1;
-        EIG(pwk_multi_sweep)(l, m, d, p, sd);
+        EIG(pwk_lane_sweep)(l, m, d, p, sd);
         continue;
       }
     }
