@@ -227,17 +227,26 @@ static EIG_T *EIG(ring_at)(EIG(ring) * r, int n, int k)
   return r->v + (size_t)(k % r->cap) * n;
 }
 
-/* Random start in [-1, 1) (splitmix64, seeded by the eigenvalue index). */
+/* Random start in [-1, 1) (splitmix64, seeded by the eigenvalue index):
+ * entry i of the start of index j is eig_splitmix_unit(i + j + 2), a
+ * function of i + j alone (piv_produce builds sixteen starts from one
+ * sequence that way). */
+#ifndef EIG_SPLITMIX_DEFINED
+#define EIG_SPLITMIX_DEFINED
+static inline double eig_splitmix_unit(uint64_t k)
+{
+  uint64_t z = k * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return 2.0 * ((double)(z >> 11) * 0x1.0p-53) - 1.0;
+}
+#endif
+
 static void EIG(random_start)(int n, int j, EIG_T *x)
 {
-  uint64_t state = (uint64_t)(j + 1) * 0x9E3779B97F4A7C15ull;
-  for (int i = 0; i < n; i++) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    x[i] = 2.0 * ((double)(z >> 11) * 0x1.0p-53) - 1.0;
-  }
+  for (int i = 0; i < n; i++)
+    x[i] = eig_splitmix_unit((uint64_t)i + (uint64_t)j + 2u);
 }
 
 /*
@@ -703,14 +712,32 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
   if (!any)
     return;
   EIG(lane_factor)(n, cx->ad, cx->ao, cx->md, cx->mo, s, pt, &f);
-  /* Starts: lane l gets invit_one's random start of index j0 + l, built
-   * in bm (n scalars per lane) and moved into the lane layout. */
-  EIG_T *tmp = (EIG_T *)bm;
-  for (int l = 0; l < L; l++) {
-    EIG(random_start)(n, j0 + (l < cnt ? l : cnt - 1), tmp);
-    EIG(v) *zb = z + l / VL;
-    for (int i = 0; i < n; i++)
-      EIG(v_put)(&zb[(size_t)i * NV], l % VL, tmp[i]);
+  /* Starts: lane l gets invit_one's random start of index j0 + l. Row i
+   * of a full batch is the window seq[i .. i + L-1] of the sequence
+   * seq[k] = eig_splitmix_unit(k + j0 + 2) (random_start), built in bm;
+   * the last batch (lanes past cnt repeat lane cnt-1) lane by lane. */
+  if (cnt == L) {
+    double *seq = (double *)bm;
+    for (int k = 0; k < n + L - 1; k++)
+      seq[k] = eig_splitmix_unit((uint64_t)k + (uint64_t)j0 + 2u);
+    for (size_t i = 0; i < (size_t)n; i++)
+      for (int b = 0; b < NV; b++) {
+        eig_vd re;
+        memcpy(&re, seq + i + (size_t)b * VL, sizeof re);
+#if EIG_IS_REAL
+        z[i * NV + b] = re;
+#else
+        z[i * NV + b] = (EIG(v)){re, eig_vd_splat(0.0)};
+#endif
+      }
+  } else {
+    EIG_T *tmp = (EIG_T *)bm;
+    for (int l = 0; l < L; l++) {
+      EIG(random_start)(n, j0 + (l < cnt ? l : cnt - 1), tmp);
+      EIG(v) *zb = z + l / VL;
+      for (int i = 0; i < n; i++)
+        EIG(v_put)(&zb[(size_t)i * NV], l % VL, tmp[i]);
+    }
   }
   eig_vd bn[NV], zn[NV];
   for (int it = 0; it < 2; it++) {
