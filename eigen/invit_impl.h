@@ -1269,9 +1269,36 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   EIG_T *vl[L];
   for (int l = a; l < stop; l++)
     vl[l] = EIG(ring_at)(&sw->ring, n, j0 + l);
-  for (int i = 0; i < n; i++)
+  /* Out of the lane layout by 8 x 8 transposes: rows i..i+7 (complex:
+   * the real and imaginary parts of rows i..i+3) of the eight lanes of a
+   * lane vector become eight doubles of each lane's vector. */
+  enum { RB = EIG_IS_REAL ? VL : VL / 2 }; /* rows per transpose */
+  int i = 0;
+  for (; i + RB <= n; i += RB)
+    for (int b = 0; b < NV; b++) {
+      if (b * VL + VL <= a || b * VL >= stop)
+        continue;
+      eig_vd r[VL];
+      for (int k = 0; k < RB; k++) {
+#if EIG_IS_REAL
+        r[k] = V[(size_t)(i + k) * NV + b];
+#else
+        r[2 * k] = V[(size_t)(i + k) * NV + b].re;
+        r[2 * k + 1] = V[(size_t)(i + k) * NV + b].im;
+#endif
+      }
+      eig_transpose8(r);
+      for (int q = 0; q < VL; q++) {
+        const int l = b * VL + q;
+        if (l < a || l >= stop)
+          continue;
+        eig_vd o = r[q] * eig_vd_splat(creal(sgn[l]));
+        memcpy(vl[l] + i, &o, sizeof o);
+      }
+    }
+  for (; i < n; i++)
     for (int l = a; l < stop; l++)
-      vl[l][i] = EIG(tw_at)(V, i, l) * sgn[l];
+      vl[l][i] = EIG(tw_at)(V, i, l) * creal(sgn[l]);
   for (int l = a; l < stop; l++)
     for (int t = 0; cx->w && t < cx->nsel; t++)
       cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t];
