@@ -1202,8 +1202,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   }
   if (stop == a)
     return a;
-  /* V = Z T into mz, with each lane's largest entry (first index). */
-  EIG(v) *V = sw->mz;
+  /* V = Z T, with each lane's largest entry (first index). */
   eig_vd vmax[NV], imax[NV];
   /* V = Z diag(T) + sum over partners k of z_k T[k][.] (off the
    * diagonal). */
@@ -1232,31 +1231,70 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     vmax[b] = eig_vd_splat(-1.0);
     imax[b] = eig_vd_splat(0.0);
   }
-  for (int i = 0; i < n; i++) {
-    EIG(v) acc[NV];
-    for (int b = 0; b < NV; b++)
-      acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
-    for (int q = 0; q < npv; q++) {
-      EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
+  EIG_T *vl[L];
+  for (int l = a; l < stop; l++)
+    vl[l] = EIG(ring_at)(&sw->ring, n, j0 + l);
+  /* Rows of V in blocks of RB (real: eight rows; complex: four, whose
+   * real and imaginary parts make eight), which leave the lane layout by
+   * 8 x 8 transposes in registers: eight doubles of each lane's ring
+   * vector per store. The ring keeps the vectors before the sign
+   * convention (Gram-Schmidt against them does not see the sign); it is
+   * applied to the returned components. */
+  enum { RB = EIG_IS_REAL ? VL : VL / 2 };
+  for (int i0 = 0; i0 < n; i0 += RB) {
+    const int rb = n - i0 < RB ? n - i0 : RB;
+    EIG(v) blk[RB][NV];
+    for (int k = 0; k < rb; k++) {
+      const int i = i0 + k;
+      EIG(v) acc[NV];
       for (int b = 0; b < NV; b++)
-        acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
+        acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
+      for (int q = 0; q < npv; q++) {
+        EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
+        for (int b = 0; b < NV; b++)
+          acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
+      }
+      eig_vd di = eig_vd_splat(i);
+      for (int b = 0; b < NV; b++) {
+        blk[k][b] = acc[b];
+        eig_vd m = EIG(v_abs1)(acc[b]);
+        eig_vm gt = (eig_vm)(m > vmax[b]);
+        vmax[b] = eig_vd_sel(gt, m, vmax[b]);
+        imax[b] = eig_vd_sel(gt, di, imax[b]);
+      }
     }
-    eig_vd di = eig_vd_splat(i);
     for (int b = 0; b < NV; b++) {
-      V[(size_t)i * NV + b] = acc[b];
-      eig_vd m = EIG(v_abs1)(acc[b]);
-      eig_vm gt = (eig_vm)(m > vmax[b]);
-      vmax[b] = eig_vd_sel(gt, m, vmax[b]);
-      imax[b] = eig_vd_sel(gt, di, imax[b]);
+      if (b * VL + VL <= a || b * VL >= stop)
+        continue;
+      if (rb < RB) { /* the last rows */
+        for (int l = b * VL; l < b * VL + VL; l++)
+          for (int k = 0; l >= a && l < stop && k < rb; k++)
+            vl[l][i0 + k] = EIG(v_get)(blk[k][b], l % VL);
+        continue;
+      }
+      eig_vd r[VL];
+      for (int k = 0; k < RB; k++) {
+#if EIG_IS_REAL
+        r[k] = blk[k][b];
+#else
+        r[2 * k] = blk[k][b].re;
+        r[2 * k + 1] = blk[k][b].im;
+#endif
+      }
+      eig_transpose8(r);
+      for (int q = 0; q < VL; q++) {
+        const int l = b * VL + q;
+        if (l >= a && l < stop)
+          memcpy(vl[l] + i0, &r[q], sizeof r[q]);
+      }
     }
   }
   /* Sign convention: the first entry of largest magnitude gets a positive
    * real part. Complex: reject a (numerically) isotropic vector,
    * |w^T M w| <= eps ||M|| ||w||_inf^2 before the scaling. */
-  EIG_T sgn[L];
   for (int l = a; l < stop; l++) {
     int b = l / VL, q = l % VL;
-    EIG_T top = EIG(v_get)(V[(size_t)imax[b][q] * NV + b], q);
+    EIG_T top = vl[l][(int)imax[b][q]];
     double vm = vmax[b][q];
     if (!EIG_IS_REAL && !(1.0 > eps * cx->mnorm * vm * vm)) {
       fail->kind = 3;
@@ -1264,44 +1302,10 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       fail->s = 1.0 / (vm * vm);
       return -1;
     }
-    sgn[l] = creal(top) < 0.0 ? -1.0 : 1.0;
-  }
-  EIG_T *vl[L];
-  for (int l = a; l < stop; l++)
-    vl[l] = EIG(ring_at)(&sw->ring, n, j0 + l);
-  /* Out of the lane layout by 8 x 8 transposes: rows i..i+7 (complex:
-   * the real and imaginary parts of rows i..i+3) of the eight lanes of a
-   * lane vector become eight doubles of each lane's vector. */
-  enum { RB = EIG_IS_REAL ? VL : VL / 2 }; /* rows per transpose */
-  int i = 0;
-  for (; i + RB <= n; i += RB)
-    for (int b = 0; b < NV; b++) {
-      if (b * VL + VL <= a || b * VL >= stop)
-        continue;
-      eig_vd r[VL];
-      for (int k = 0; k < RB; k++) {
-#if EIG_IS_REAL
-        r[k] = V[(size_t)(i + k) * NV + b];
-#else
-        r[2 * k] = V[(size_t)(i + k) * NV + b].re;
-        r[2 * k + 1] = V[(size_t)(i + k) * NV + b].im;
-#endif
-      }
-      eig_transpose8(r);
-      for (int q = 0; q < VL; q++) {
-        const int l = b * VL + q;
-        if (l < a || l >= stop)
-          continue;
-        eig_vd o = r[q] * eig_vd_splat(creal(sgn[l]));
-        memcpy(vl[l] + i, &o, sizeof o);
-      }
-    }
-  for (; i < n; i++)
-    for (int l = a; l < stop; l++)
-      vl[l][i] = EIG(tw_at)(V, i, l) * creal(sgn[l]);
-  for (int l = a; l < stop; l++)
+    const double sgn = creal(top) < 0.0 ? -1.0 : 1.0;
     for (int t = 0; cx->w && t < cx->nsel; t++)
-      cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t];
+      cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t] * sgn;
+  }
   return stop;
 #undef EIG_G
 }
