@@ -37,7 +37,8 @@ static inline pscr_status EIG(crawford_elim)(int k, EIG_T *ad, EIG_T *ao, EIG_T 
                       "M is not positive definite (complex: numerically zero pivot): "
                       "split-Cholesky pivot %d is %g%+gi",
                       rev ? n - 1 - k : k, creal(piv), cimag(piv));
-  EIG_T rs = EIG_RECIP(EIG_SQRT(piv));
+  EIG_T sq, rs;
+  EIG_SQRT_RECIP(piv, &sq, &rs);
   ad[k] *= rs * rs;
   if (k > 0)
     ao[k - 1] *= rs;
@@ -64,7 +65,8 @@ static inline int EIG(crawford_rot)(EIG_T *ad, EIG_T *ao, int j, EIG_T *g, EIG_T
     *r2out = r2;
     return 1;
   }
-  EIG_T r = EIG_SQRT(r2), rr = EIG_RECIP(r);
+  EIG_T r, rr;
+  EIG_SQRT_RECIP(r2, &r, &rr);
   EIG_T c = b * rr, s = gg * rr;
   EIG_T x = ad[j], z = ad[j + 1], y = ao[j];
   EIG_T cc = c * c, ss = s * s, cs = c * s;

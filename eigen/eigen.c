@@ -115,6 +115,34 @@ static inline double complex eig_cdiv(double complex p, double complex u)
   return p * eig_crecip(u);
 }
 
+/* The principal square root r of z and 1 / r, with two real square roots
+ * and one division (Crawford's rotations and pivots take one per row and
+ * step; csqrt's hypot and the separate reciprocal dominated them). For
+ * x >= 0: t = sqrt((|z| + x) / 2), r = t + i y / (2t); for x < 0:
+ * t = sqrt((|z| - x) / 2), r = |y| / (2t) + i copysign(t, y); and
+ * 1 / r = conj(r) / |z|, all from w = 1 / (t |z|). Outside the range
+ * where |z|^2 is a normal number, csqrt and eig_crecip. */
+static inline void eig_csqrt_recip(double complex z, double complex *r, double complex *rr)
+{
+  double x = creal(z), y = cimag(z);
+  double m2 = x * x + y * y;
+  if (!(m2 >= DBL_MIN && m2 < DBL_MAX)) {
+    *r = csqrt(z);
+    *rr = eig_crecip(*r);
+    return;
+  }
+  double m = sqrt(m2);
+  double t2 = 0.5 * (m + fabs(x)), t = sqrt(t2);
+  double w = 1.0 / (t * m), hy = 0.5 * y * w; /* y / (2 t |z|) */
+  if (x >= 0.0) {
+    *r = CMPLX(t, hy * m);
+    *rr = CMPLX(t2 * w, -hy);
+  } else {
+    *r = CMPLX(fabs(hy) * m, copysign(t, y));
+    *rr = CMPLX(fabs(hy), -copysign(t2 * w, y));
+  }
+}
+
 /* ---------------------------------------------------------------- real */
 #define EIG(name) eig_##name##_real
 #define EIG_T double
@@ -126,6 +154,8 @@ static inline double complex eig_cdiv(double complex p, double complex u)
  * once LR has made the iterate unsymmetric) is clamped to zero. */
 #define EIG_SQRT0(x) sqrt(fmax((x), 0.0))
 #define EIG_RECIP(x) (1.0 / (x))
+/* r = sqrt(x), rr = 1 / r */
+#define EIG_SQRT_RECIP(x, r, rr) ((void)(*(r) = sqrt(x)), (void)(*(rr) = 1.0 / *(r)))
 #define EIG_DIV(p, u) ((p) / (u))
 #define EIG_ISFINITE(x) isfinite(x)
 #define EIG_CONJ(x) (x)
@@ -166,6 +196,7 @@ static int eig_compare_real(const void *x, const void *y)
 #undef EIG_SQRT
 #undef EIG_SQRT0
 #undef EIG_RECIP
+#undef EIG_SQRT_RECIP
 #undef EIG_DIV
 #undef EIG_ISFINITE
 #undef EIG_CONJ
@@ -181,6 +212,7 @@ static int eig_compare_real(const void *x, const void *y)
 #define EIG_SQRT(x) csqrt(x) /* principal square root */
 #define EIG_SQRT0(x) csqrt(x)
 #define EIG_RECIP(x) eig_crecip(x)
+#define EIG_SQRT_RECIP(x, r, rr) eig_csqrt_recip(x, r, rr)
 #define EIG_DIV(p, u) eig_cdiv(p, u)
 #define EIG_ISFINITE(x) (isfinite(creal(x)) && isfinite(cimag(x)))
 #define EIG_CONJ(x) conj(x)

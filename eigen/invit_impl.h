@@ -227,17 +227,26 @@ static EIG_T *EIG(ring_at)(EIG(ring) * r, int n, int k)
   return r->v + (size_t)(k % r->cap) * n;
 }
 
-/* Random start in [-1, 1) (splitmix64, seeded by the eigenvalue index). */
+/* Random start in [-1, 1) (splitmix64, seeded by the eigenvalue index):
+ * entry i of the start of index j is eig_splitmix_unit(i + j + 2), a
+ * function of i + j alone (piv_produce builds sixteen starts from one
+ * sequence that way). */
+#ifndef EIG_SPLITMIX_DEFINED
+#define EIG_SPLITMIX_DEFINED
+static inline double eig_splitmix_unit(uint64_t k)
+{
+  uint64_t z = k * 0x9E3779B97F4A7C15ull;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  z ^= z >> 31;
+  return 2.0 * ((double)(z >> 11) * 0x1.0p-53) - 1.0;
+}
+#endif
+
 static void EIG(random_start)(int n, int j, EIG_T *x)
 {
-  uint64_t state = (uint64_t)(j + 1) * 0x9E3779B97F4A7C15ull;
-  for (int i = 0; i < n; i++) {
-    uint64_t z = (state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    z ^= z >> 31;
-    x[i] = 2.0 * ((double)(z >> 11) * 0x1.0p-53) - 1.0;
-  }
+  for (int i = 0; i < n; i++)
+    x[i] = eig_splitmix_unit((uint64_t)i + (uint64_t)j + 2u);
 }
 
 /*
@@ -703,14 +712,32 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
   if (!any)
     return;
   EIG(lane_factor)(n, cx->ad, cx->ao, cx->md, cx->mo, s, pt, &f);
-  /* Starts: lane l gets invit_one's random start of index j0 + l, built
-   * in bm (n scalars per lane) and moved into the lane layout. */
-  EIG_T *tmp = (EIG_T *)bm;
-  for (int l = 0; l < L; l++) {
-    EIG(random_start)(n, j0 + (l < cnt ? l : cnt - 1), tmp);
-    EIG(v) *zb = z + l / VL;
-    for (int i = 0; i < n; i++)
-      EIG(v_put)(&zb[(size_t)i * NV], l % VL, tmp[i]);
+  /* Starts: lane l gets invit_one's random start of index j0 + l. Row i
+   * of a full batch is the window seq[i .. i + L-1] of the sequence
+   * seq[k] = eig_splitmix_unit(k + j0 + 2) (random_start), built in bm;
+   * the last batch (lanes past cnt repeat lane cnt-1) lane by lane. */
+  if (cnt == L) {
+    double *seq = (double *)bm;
+    for (int k = 0; k < n + L - 1; k++)
+      seq[k] = eig_splitmix_unit((uint64_t)k + (uint64_t)j0 + 2u);
+    for (size_t i = 0; i < (size_t)n; i++)
+      for (int b = 0; b < NV; b++) {
+        eig_vd re;
+        memcpy(&re, seq + i + (size_t)b * VL, sizeof re);
+#if EIG_IS_REAL
+        z[i * NV + b] = re;
+#else
+        z[i * NV + b] = (EIG(v)){re, eig_vd_splat(0.0)};
+#endif
+      }
+  } else {
+    EIG_T *tmp = (EIG_T *)bm;
+    for (int l = 0; l < L; l++) {
+      EIG(random_start)(n, j0 + (l < cnt ? l : cnt - 1), tmp);
+      EIG(v) *zb = z + l / VL;
+      for (int i = 0; i < n; i++)
+        EIG(v_put)(&zb[(size_t)i * NV], l % VL, tmp[i]);
+    }
   }
   eig_vd bn[NV], zn[NV];
   for (int it = 0; it < 2; it++) {
@@ -1175,8 +1202,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   }
   if (stop == a)
     return a;
-  /* V = Z T into mz, with each lane's largest entry (first index). */
-  EIG(v) *V = sw->mz;
+  /* V = Z T, with each lane's largest entry (first index). */
   eig_vd vmax[NV], imax[NV];
   /* V = Z diag(T) + sum over partners k of z_k T[k][.] (off the
    * diagonal). */
@@ -1205,31 +1231,70 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     vmax[b] = eig_vd_splat(-1.0);
     imax[b] = eig_vd_splat(0.0);
   }
-  for (int i = 0; i < n; i++) {
-    EIG(v) acc[NV];
-    for (int b = 0; b < NV; b++)
-      acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
-    for (int q = 0; q < npv; q++) {
-      EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
+  EIG_T *vl[L];
+  for (int l = a; l < stop; l++)
+    vl[l] = EIG(ring_at)(&sw->ring, n, j0 + l);
+  /* Rows of V in blocks of RB (real: eight rows; complex: four, whose
+   * real and imaginary parts make eight), which leave the lane layout by
+   * 8 x 8 transposes in registers: eight doubles of each lane's ring
+   * vector per store. The ring keeps the vectors before the sign
+   * convention (Gram-Schmidt against them does not see the sign); it is
+   * applied to the returned components. */
+  enum { RB = EIG_IS_REAL ? VL : VL / 2 };
+  for (int i0 = 0; i0 < n; i0 += RB) {
+    const int rb = n - i0 < RB ? n - i0 : RB;
+    EIG(v) blk[RB][NV];
+    for (int k = 0; k < rb; k++) {
+      const int i = i0 + k;
+      EIG(v) acc[NV];
       for (int b = 0; b < NV; b++)
-        acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
+        acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
+      for (int q = 0; q < npv; q++) {
+        EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
+        for (int b = 0; b < NV; b++)
+          acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
+      }
+      eig_vd di = eig_vd_splat(i);
+      for (int b = 0; b < NV; b++) {
+        blk[k][b] = acc[b];
+        eig_vd m = EIG(v_abs1)(acc[b]);
+        eig_vm gt = (eig_vm)(m > vmax[b]);
+        vmax[b] = eig_vd_sel(gt, m, vmax[b]);
+        imax[b] = eig_vd_sel(gt, di, imax[b]);
+      }
     }
-    eig_vd di = eig_vd_splat(i);
     for (int b = 0; b < NV; b++) {
-      V[(size_t)i * NV + b] = acc[b];
-      eig_vd m = EIG(v_abs1)(acc[b]);
-      eig_vm gt = (eig_vm)(m > vmax[b]);
-      vmax[b] = eig_vd_sel(gt, m, vmax[b]);
-      imax[b] = eig_vd_sel(gt, di, imax[b]);
+      if (b * VL + VL <= a || b * VL >= stop)
+        continue;
+      if (rb < RB) { /* the last rows */
+        for (int l = b * VL; l < b * VL + VL; l++)
+          for (int k = 0; l >= a && l < stop && k < rb; k++)
+            vl[l][i0 + k] = EIG(v_get)(blk[k][b], l % VL);
+        continue;
+      }
+      eig_vd r[VL];
+      for (int k = 0; k < RB; k++) {
+#if EIG_IS_REAL
+        r[k] = blk[k][b];
+#else
+        r[2 * k] = blk[k][b].re;
+        r[2 * k + 1] = blk[k][b].im;
+#endif
+      }
+      eig_transpose8(r);
+      for (int q = 0; q < VL; q++) {
+        const int l = b * VL + q;
+        if (l >= a && l < stop)
+          memcpy(vl[l] + i0, &r[q], sizeof r[q]);
+      }
     }
   }
   /* Sign convention: the first entry of largest magnitude gets a positive
    * real part. Complex: reject a (numerically) isotropic vector,
    * |w^T M w| <= eps ||M|| ||w||_inf^2 before the scaling. */
-  EIG_T sgn[L];
   for (int l = a; l < stop; l++) {
     int b = l / VL, q = l % VL;
-    EIG_T top = EIG(v_get)(V[(size_t)imax[b][q] * NV + b], q);
+    EIG_T top = vl[l][(int)imax[b][q]];
     double vm = vmax[b][q];
     if (!EIG_IS_REAL && !(1.0 > eps * cx->mnorm * vm * vm)) {
       fail->kind = 3;
@@ -1237,17 +1302,10 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       fail->s = 1.0 / (vm * vm);
       return -1;
     }
-    sgn[l] = creal(top) < 0.0 ? -1.0 : 1.0;
-  }
-  EIG_T *vl[L];
-  for (int l = a; l < stop; l++)
-    vl[l] = EIG(ring_at)(&sw->ring, n, j0 + l);
-  for (int i = 0; i < n; i++)
-    for (int l = a; l < stop; l++)
-      vl[l][i] = EIG(tw_at)(V, i, l) * sgn[l];
-  for (int l = a; l < stop; l++)
+    const double sgn = creal(top) < 0.0 ? -1.0 : 1.0;
     for (int t = 0; cx->w && t < cx->nsel; t++)
-      cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t];
+      cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t] * sgn;
+  }
   return stop;
 #undef EIG_G
 }
