@@ -155,7 +155,8 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
   st = pscr_cuda_state_setup(&v, &p->backend_data, &bytes);
   p->device_bytes += bytes;
   if (st == PSCR_SUCCESS)
-    pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads);
+    pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
+                           &p->level3_mdiag);
   pscr_cuda_view_free(&v);
   return st;
 }
@@ -167,6 +168,9 @@ static pscr_status pscr_cuda_upload(pscr_plan *p)
   if (st)
     return st;
   st = pscr_cuda_state_upload(p->backend_data, &v);
+  if (st == PSCR_SUCCESS) /* new factors: M_l may have turned (non)diagonal */
+    pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
+                           &p->level3_mdiag);
   pscr_cuda_view_free(&v);
   return st;
 }

@@ -330,6 +330,10 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
         if (srcs[a])
           memcpy(pf + ((size_t)a * np + at) * es, srcs[a], es);
     }
+    // Diagonal M_l (every m_off entry zero, bitwise): k_part skips mo.
+    s->part_mdiag = 1;
+    for (size_t i = 0; i < np * es && s->part_mdiag; i++)
+      s->part_mdiag = pf[3 * np * es + i] == 0;
     cudaError_t ce = cudaMemcpy(s->pfac, pf, 4 * np * es, cudaMemcpyHostToDevice);
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
@@ -376,9 +380,10 @@ out:
 
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
 
-extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads)
+extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag)
 {
   const State *s = (const State *)state;
   *rows = s->rows;
   *threads = s->rows > 0 ? s->part_p : 1;
+  *mdiag = s->rows > 0 && s->part_mdiag;
 }

@@ -39,23 +39,34 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   if (blocks > cap)
     blocks = cap;
   const size_t smem =
-      (size_t)threads * part_smem_per_thread<M>() * sizeof(T) + (stage ? 4 * np * sizeof(T) : 0);
+      (size_t)threads * part_smem_per_thread<T, M>() * sizeof(T) + (stage ? 4 * np * sizeof(T) : 0);
   PartFacs<T> C;
   C.ad = (const T *)s->pfac;
   C.md = C.ad + np;
   C.ao = C.md + np;
-  C.mo = C.ao + np;
-  k_part<T, M><<<(unsigned)blocks, threads, smem, stream>>>(L, C, s->n[s->ndim - 1], B, cs, x, g,
-                                                             v, P, stage, s->flag);
+  C.mo = s->part_mdiag ? nullptr : C.ao + np;
+  const int nl = s->n[s->ndim - 1];
+  if (threads <= THREADS)
+    k_part<T, M, THREADS><<<(unsigned)blocks, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v,
+                                                                       P, stage, s->flag);
+  else
+    k_part<T, M, PART_MAX_P><<<(unsigned)blocks, threads, smem, stream>>>(L, C, nl, B, cs, x, g,
+                                                                          v, P, stage, s->flag);
   return pscr_cuda_launch_check(stream);
 }
 
 // k_part may need more than the default 48 KB of dynamic shared memory.
 template <class T, int M> cudaError_t part_attr()
 {
-  return cudaFuncSetAttribute(k_part<T, M>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                              PART_MAX_P * part_smem_per_thread<M>() * (int)sizeof(T) +
-                                  PART_STAGE_BYTES);
+  constexpr int bytes = part_smem_per_thread<T, M>() * (int)sizeof(T);
+  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                       THREADS * bytes + PART_STAGE_BYTES);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P>,
+                             cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             PART_MAX_P * bytes + PART_STAGE_BYTES);
+  return e;
 }
 
 template <class T> cudaError_t part_attrs()

@@ -67,6 +67,7 @@ struct State {
   void *cp;            // Thomas multipliers of the last-but-one dimension (serial path)
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
+  int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)

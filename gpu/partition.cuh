@@ -29,18 +29,17 @@
 
 #include <float.h>
 
+#include <type_traits>
+
 #include "cuda_args.cuh"
 #include "level_rhs.cuh"
 
 namespace pscr_cuda {
 
-// Largest P: one system per thread block; blocks per SM the registers must
-// allow (tuning experiments: -DPSCR_PART_MAX_P=256 -DPSCR_PART_MINB=3).
+// Largest P: one system per thread block (tuning experiments:
+// -DPSCR_PART_MAX_P=256).
 #ifndef PSCR_PART_MAX_P
 #define PSCR_PART_MAX_P 512
-#endif
-#ifndef PSCR_PART_MINB
-#define PSCR_PART_MINB 1
 #endif
 constexpr int PART_MAX_P = PSCR_PART_MAX_P;
 
@@ -98,23 +97,70 @@ template <class T> __device__ inline bool pivot_bad(T piv, real_t<T> scale)
 // Factors of the last dimension in chunk-major order for k_part: row
 // i = p M + k at k P + p, so thread p's k-th row loads are coalesced across
 // the warp. Rows past n_l are identity rows (ad = 1, md = ao = mo = 0).
+// mo is NULL when M_l is diagonal (lumped mass): one load and one
+// multiply-add per row less (measured gain small: 2.844 -> 2.839 ms, R64
+// 4095^2 level 3).
 template <class T> struct PartFacs {
   const T *ad, *md, *ao, *mo; // P M entries each
+
+  __device__ T diag(int at, T s) const { return ad[at] + s * md[at]; }
+  __device__ T off(int at, T s) const { return mo ? ao[at] + s * mo[at] : ao[at]; }
 };
 
 // Shared memory of k_part per thread: the staging buffer of r and x (M + 1
-// entries: row i at i + i / M, padded against bank conflicts), reused by the
-// PCR rows (4 entries).
-template <int M> constexpr int part_smem_per_thread() { return M + 1 > 4 ? M + 1 : 4; }
+// entries: row i at i + i / M, padded against bank conflicts). Real types
+// also keep the forward-sweep columns ya (in place of r) and yb (M - 1
+// entries) there, and the PCR rows (4 entries) after them; complex types
+// keep ya, yb in registers and reuse the staging buffer for the PCR rows.
+// Why: registers limited k_part to 2 blocks of 256 threads per SM and spilled
+// at M = 16; with ya, yb in shared memory, H100 4095^2 Poisson level 3 went
+// R64 3.11 -> 2.84 ms. Complex columns (2M + 4 entries of 16 bytes) would
+// not fit a 512-thread block's shared memory at M = 16.
+// PSCR_PART_YSMEM=0 (experiments) keeps real columns in registers too.
+#ifndef PSCR_PART_YSMEM
+#define PSCR_PART_YSMEM 1
+#endif
+template <class T> constexpr bool part_ysmem()
+{
+  return PSCR_PART_YSMEM && std::is_same<T, real_t<T>>::value;
+}
+template <class T, int M> constexpr int part_smem_per_thread()
+{
+  return part_ysmem<T>() ? 2 * M + 4 : (M + 1 > 4 ? M + 1 : 4);
+}
 
-template <class T, int M>
-__global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
+// Blocks per SM k_part's registers must allow, by block size NT (256 or
+// 512 threads): real float with ya, yb in shared memory fits 80 registers
+// without spills, so three blocks of 256 (H100 4095^2 R32 level 3:
+// 2.20 -> 1.84 ms); the others keep 128 registers (fewer spill, and lost
+// more than occupancy gained: bench/results/2026-11-23-h100-tuning).
+template <class T> constexpr int part_min_blocks(int NT)
+{
+  return NT > 256 ? 1 : (part_ysmem<T>() && sizeof(T) == 4 ? 3 : 2);
+}
+
+// A thread's column of M - 1 values: registers (indexed by unrolled
+// constants) or a slice of shared memory.
+template <class T, int N, bool SHARED> struct Column {
+  T v[N];
+  __device__ T &operator[](int k) { return v[k]; }
+  __device__ void bind(T *) {}
+};
+template <class T, int N> struct Column<T, N, true> {
+  T *p;
+  __device__ T &operator[](int k) { return p[k]; }
+  __device__ void bind(T *q) { p = q; }
+};
+
+template <class T, int M, int NT>
+__global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
     k_part(LevelArgs<T> L, PartFacs<T> C, int nl, int B, const T *cs, const T *x, const T *g,
            T *v, int P, int stage, int *flag)
 {
   static_assert(M >= 2, "a chunk needs an interior row and a boundary row");
   extern __shared__ double part_smem[];
-  constexpr int SPT = part_smem_per_thread<M>();
+  constexpr int SPT = part_smem_per_thread<T, M>();
+  constexpr bool YS = part_ysmem<T>();
   const int spb = blockDim.x / P; // systems per thread block
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
@@ -127,12 +173,14 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
     C.ad = sbase;
     C.md = sbase + npad;
     C.ao = sbase + 2 * npad;
-    C.mo = sbase + 3 * npad;
+    C.mo = C.mo ? sbase + 3 * npad : nullptr;
     sbase += 4 * npad;
     __syncthreads();
   }
   T *sb = sbase + (size_t)ls * SPT * P; // staging
-  T *sL = sb, *sD = sb + P, *sU = sD + P, *sR = sU + P;              // PCR rows
+  // YS: chunks (r, then ya, then x) | yb (M - 1 per thread, odd stride:
+  // no bank conflicts) | PCR rows. Else the PCR rows reuse the chunks.
+  T *sL = YS ? sb + (size_t)P * 2 * M : sb, *sD = sL + P, *sU = sD + P, *sR = sU + P;
   T *mine = sb + (size_t)lp * (M + 1);                               // my chunk
 
   const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
@@ -159,12 +207,16 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
     // yg = -cp at the last row and zero above it, so it needs no storage.
     // Row i: a x_{i-1} + bd x_i + c x_{i+1} = r, c of row i = a of row i + 1.
     int bad = 0;
-    T cp[M - 1], ya[M - 1], yb[M - 1];
-    T a = lp > 0 ? C.ao[(M - 1) * P + lp - 1] + s * C.mo[(M - 1) * P + lp - 1] : T(0);
+    // YS: ya in place of r, yb after all P chunks; only cp in registers.
+    T cp[M - 1];
+    Column<T, M - 1, YS> ya, yb;
+    ya.bind(mine);
+    yb.bind(sb + (size_t)P * (M + 1) + (size_t)lp * (M - 1));
+    T a = lp > 0 ? C.off((M - 1) * P + lp - 1, s) : T(0);
     for (int k = 0; k < M - 1; k++) {
       const int at = k * P + lp;
-      const T bd = C.ad[at] + s * C.md[at];
-      const T c = C.ao[at] + s * C.mo[at];
+      const T bd = C.diag(at, s);
+      const T c = C.off(at, s);
       const T r = mine[k];
       const T tt = k > 0 ? a * cp[k - 1] : T(0);
       const T piv = bd - tt;
@@ -186,10 +238,10 @@ __global__ void __launch_bounds__(PART_MAX_P, PSCR_PART_MINB)
     }
     // Boundary row e_p: a (from the loop), bde, ce, re.
     const int ate = (M - 1) * P + lp;
-    const T bde = C.ad[ate] + s * C.md[ate];
-    const T ce = C.ao[ate] + s * C.mo[ate];
+    const T bde = C.diag(ate, s);
+    const T ce = C.off(ate, s);
     const T re = mine[M - 1];
-    __syncthreads(); // the staging buffer becomes the PCR rows
+    __syncthreads(); // complex: the staging buffer becomes the PCR rows
 
     // The next thread's first interior row: a shuffle when the system fits
     // in a warp (P <= 32, no barriers), shared memory otherwise.

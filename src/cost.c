@@ -31,6 +31,7 @@ typedef struct l3_shape {
   int rows;    /* M, 0: plain Thomas */
   int threads; /* P */
   int serial_global; /* CUDA serial path: intermediates in global memory */
+  int mdiag;         /* M_l diagonal: no multiply-add for the off-diagonal */
 } l3_shape;
 
 typedef struct cost_walk {
@@ -100,27 +101,29 @@ static double thomas_flops(const op_costs *o, double nl)
 }
 
 /* Flops of one system in k_part (gpu/partition.cuh), P threads of M rows. */
-static double partition_flops(const op_costs *o, int M, int P)
+static double partition_flops(const op_costs *o, int M, int P, int mdiag)
 {
+  /* c = a_off + s m_off per row: a load only when M_l is diagonal. */
+  const double cf = mdiag ? 0 : o->fma;
   const double inner = M > 2 ? M - 2 : 0; /* interior rows k >= 1 */
   double log2p = 0;
   for (int q = 1; q < P; q <<= 1)
     log2p++;
   const double test2 = 2 * o->abs1 + 2, test3 = 3 * o->abs1 + 3;
   /* Interior row 0: bd, c (fma), piv, test, reciprocal, cp, ya, yb (mul). */
-  double t = 2 * o->fma + o->add + test2 + o->inv + 3 * o->mul;
+  double t = o->fma + cf + o->add + test2 + o->inv + 3 * o->mul;
   /* Interior rows k >= 1: bd, c, tt, piv, test, reciprocal, cp, ya (fma + mul), yb (2 mul). */
-  t += inner * (3 * o->fma + 5 * o->mul + o->add + test2 + o->inv);
+  t += inner * (2 * o->fma + cf + 5 * o->mul + o->add + test2 + o->inv);
   /* Back sweep for alpha0, beta0, gamma0. */
   t += inner * (2 * o->fma + o->mul);
   /* Boundary row bde, ce; Schur row Lr, t1, t2, Dr, test, Ur, Rr. */
-  t += 2 * o->fma + 4 * o->mul + 2 * o->add + test3 + 2 * o->fma;
+  t += o->fma + cf + 4 * o->mul + 2 * o->add + test3 + 2 * o->fma;
   /* PCR steps: reciprocal, k1, k2, u1, u2, Dn, test, L, U, R. */
   t += log2p * (o->inv + 6 * o->mul + 2 * o->add + test3 + 2 * o->fma);
   /* X = R / D, then the interior rows back: M - 1 of them, 2 fma each. */
   t += o->inv + o->mul + (M - 1) * 2 * o->fma;
   /* P threads, and the coupling a of every thread but the first. */
-  return P * t + (P - 1) * o->fma;
+  return P * t + (P - 1) * cf;
 }
 
 static void walk_dim(const cost_walk *w, int d, double B);
@@ -153,7 +156,7 @@ static void walk_level_solve(const cost_walk *w, int d, const level_stats *s, do
     }
     rhs += nsys * o->add; /* s = c_b + lambda_e */
     if (w->l3.rows > 0)
-      solve = nsys * partition_flops(o, w->l3.rows, w->l3.threads);
+      solve = nsys * partition_flops(o, w->l3.rows, w->l3.threads, w->l3.mdiag);
     else
       solve = nsys * thomas_flops(o, nl);
     if (w->l3.serial_global)
@@ -252,6 +255,7 @@ void pscr_cost_model(const pscr_plan *p, pscr_cost *cost, pscr_cost *total, doub
   w.op = cplx ? (op_costs){2, 6, 8, 9, 1} : (op_costs){1, 1, 2, 1, 0};
   w.l3.rows = p->level3_rows;
   w.l3.threads = p->level3_threads;
+  w.l3.mdiag = p->level3_mdiag;
   w.l3.serial_global = p->backend == PSCR_BACKEND_CUDA && p->level3_rows == 0;
   const double N = (double)p->total;
   /* Copy f to u (a solve out of place), clear the flag, test it. */
