@@ -462,9 +462,9 @@ static void EIG(lane_mass_rows)(int n, const EIG_T *md, const EIG_T *mo, const E
     for (int b = 0; b < NV; b++) {
       EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), z[(size_t)i * NV + b]);
       if (mo && i > 0)
-        s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]));
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]);
       if (mo && i < n - 1)
-        s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]));
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]);
       y[(size_t)(i - i0) * NV + b] = s;
     }
 }
@@ -603,17 +603,16 @@ static void EIG(lane_factor)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_
   enum { NV = EIG_TW_NV };
   const EIG(v) zero = EIG(v_splat)(0.0);
 #define EIG_PL_OFF(b, i)                                                                      \
-  (mo ? EIG(v_sub)(EIG(v_splat)(ao[i]), EIG(v_mul)(s[b], EIG(v_splat)(mo[i])))                \
-      : EIG(v_splat)(ao[i]))
+  (mo ? EIG(v_nmac)(EIG(v_splat)(ao[i]), s[b], EIG(v_splat)(mo[i])) : EIG(v_splat)(ao[i]))
   EIG(v) dc[NV], uc[NV];
   for (int b = 0; b < NV; b++) {
-    dc[b] = EIG(v_sub)(EIG(v_splat)(ad[0]), EIG(v_mul)(s[b], EIG(v_splat)(md[0])));
+    dc[b] = EIG(v_nmac)(EIG(v_splat)(ad[0]), s[b], EIG(v_splat)(md[0]));
     uc[b] = n > 1 ? EIG_PL_OFF(b, 0) : zero;
   }
   for (int i = 0; i < n - 1; i++) {
     for (int b = 0; b < NV; b++) {
       EIG(v) l = EIG_PL_OFF(b, i);
-      EIG(v) dn = EIG(v_sub)(EIG(v_splat)(ad[i + 1]), EIG(v_mul)(s[b], EIG(v_splat)(md[i + 1])));
+      EIG(v) dn = EIG(v_nmac)(EIG(v_splat)(ad[i + 1]), s[b], EIG(v_splat)(md[i + 1]));
       EIG(v) un = i < n - 2 ? EIG_PL_OFF(b, i + 1) : zero;
       eig_vm sw = (eig_vm)(EIG(v_abs1)(dc[b]) < EIG(v_abs1)(l));
       EIG(v) p0 = EIG(v_sel)(sw, l, dc[b]), q0 = EIG(v_sel)(sw, dc[b], l);
@@ -627,8 +626,8 @@ static void EIG(lane_factor)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_
       f->du[k] = EIG(v_mul)(p1, r);
       f->du2[k] = EIG(v_mul)(p2, r);
       f->ip[k] = sw;
-      dc[b] = EIG(v_sub)(q1, EIG(v_mul)(m, p1));
-      uc[b] = EIG(v_sub)(q2, EIG(v_mul)(m, p2));
+      dc[b] = EIG(v_nmac)(q1, m, p1);
+      uc[b] = EIG(v_nmac)(q2, m, p2);
     }
   }
 #undef EIG_PL_OFF
@@ -653,21 +652,19 @@ static void EIG(lane_lu_solve)(int n, const EIG(plu) * f, EIG(v) * x)
       EIG(v) xn = x[k + NV];
       EIG(v) piv = EIG(v_sel)(f->ip[k], xn, xi[b]), oth = EIG(v_sel)(f->ip[k], xi[b], xn);
       x[k] = piv;
-      xi[b] = EIG(v_sub)(oth, EIG(v_mul)(f->dl[k], piv));
+      xi[b] = EIG(v_nmac)(oth, f->dl[k], piv);
     }
   for (int b = 0; b < NV; b++) {
     const size_t k = (size_t)(n - 1) * NV + b;
     x[k] = EIG(v_mul)(xi[b], f->dinv[k]);
     if (n > 1)
-      x[k - NV] = EIG(v_sub)(EIG(v_mul)(x[k - NV], f->dinv[k - NV]),
-                             EIG(v_mul)(f->du[k - NV], x[k]));
+      x[k - NV] = EIG(v_nmac)(EIG(v_mul)(x[k - NV], f->dinv[k - NV]), f->du[k - NV], x[k]);
   }
   for (int i = n - 3; i >= 0; i--)
     for (int b = 0; b < NV; b++) {
       const size_t k = (size_t)i * NV + b;
-      x[k] = EIG(v_sub)(EIG(v_sub)(EIG(v_mul)(x[k], f->dinv[k]),
-                                   EIG(v_mul)(f->du2[k], x[k + 2 * NV])),
-                        EIG(v_mul)(f->du[k], x[k + NV]));
+      x[k] = EIG(v_nmac)(EIG(v_nmac)(EIG(v_mul)(x[k], f->dinv[k]), f->du2[k], x[k + 2 * NV]),
+                         f->du[k], x[k + NV]);
     }
 }
 
@@ -789,7 +786,7 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
       for (int q = 0; q < 4; q++) {
         EIG(v) w = EIG(v_splat)(vk[q][i]);
         for (int b = 0; b < NV; b++)
-          acc[q][b] = EIG(v_add)(acc[q][b], EIG(v_mul)(w, mz[(size_t)i * NV + b]));
+          acc[q][b] = EIG(v_mac)(acc[q][b], w, mz[(size_t)i * NV + b]);
       }
     for (int q = 0; q < q4; q++)
       for (int b = 0; b < NV; b++)
@@ -808,10 +805,10 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
     }
     for (int i = 0; i < n; i++)
       for (int b = 0; b < NV; b++) {
-        EIG(v) s = EIG(v_add)(EIG(v_add)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])),
-                                         EIG(v_mul)(c[1][b], EIG(v_splat)(vk[1][i]))),
-                              EIG(v_add)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])),
-                                         EIG(v_mul)(c[3][b], EIG(v_splat)(vk[3][i]))));
+        EIG(v) s = EIG(v_add)(EIG(v_mac)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])), c[1][b],
+                                         EIG(v_splat)(vk[1][i])),
+                              EIG(v_mac)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])), c[3][b],
+                                         EIG(v_splat)(vk[3][i])));
         z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
       }
   }
@@ -1132,7 +1129,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     EIG(lane_mass_rows)(n, md, mo, z, i0, i0 + ib, &mzb[0][0]);
     for (int ii = 0; ii < ib; ii++)
       for (int b = 0; b < NV; b++)
-        gd[b] = EIG(v_add)(gd[b], EIG(v_mul)(z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]));
+        gd[b] = EIG(v_mac)(gd[b], z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]);
     for (int p0 = 0; p0 < np; p0 += 4) {
       const int kn = np - p0 < 4 ? np - p0 : 4;
       EIG(v) g[4][NV];
@@ -1144,7 +1141,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
         for (int q = 0; q < kn; q++) {
           EIG(v) sv = EIG(v_splat)(EIG(tw_at)(z, i, part[p0 + q]));
           for (int b = 0; b < NV; b++)
-            g[q][b] = EIG(v_add)(g[q][b], EIG(v_mul)(sv, mzb[ii][b]));
+            g[q][b] = EIG(v_mac)(g[q][b], sv, mzb[ii][b]);
         }
       }
       for (int q = 0; q < kn; q++)
@@ -1252,7 +1249,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       for (int q = 0; q < npv; q++) {
         EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
         for (int b = 0; b < NV; b++)
-          acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
+          acc[b] = EIG(v_mac)(acc[b], s, Trow[q][b]);
       }
       eig_vd di = eig_vd_splat(i);
       for (int b = 0; b < NV; b++) {
