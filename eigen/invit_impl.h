@@ -765,29 +765,67 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
  * kept where member[k * EIG_TW_NV + b] is set for lane (b, l) and zero
  * elsewhere. Each v_k is read twice per batch, not twice per vector.
  */
+/* block_orth's kernels for four vectors vk and the lane vectors b0..b1-1
+ * of each row (inlined with constant bounds: lane vectors whose lanes all
+ * have a zero coefficient are skipped, which changes no result beyond the
+ * sign of a zero). */
+static inline __attribute__((always_inline)) void
+EIG(orth_coef4)(int n, const EIG_T *const *vk, const EIG(v) * mz, int b0, int b1,
+                EIG(v) (*acc)[EIG_TW_NV])
+{
+  enum { NV = EIG_TW_NV };
+  for (int i = 0; i < n; i++)
+    for (int q = 0; q < 4; q++) {
+      EIG(v) w = EIG(v_splat)(vk[q][i]);
+      for (int b = b0; b < b1; b++)
+        acc[q][b] = EIG(v_mac)(acc[q][b], w, mz[(size_t)i * NV + b]);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+EIG(orth_update4)(int n, const EIG_T *const *vk, EIG(v) (*c)[EIG_TW_NV], int b0, int b1,
+                  EIG(v) * z)
+{
+  enum { NV = EIG_TW_NV };
+  for (int i = 0; i < n; i++)
+    for (int b = b0; b < b1; b++) {
+      EIG(v) s = EIG(v_add)(EIG(v_mac)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])), c[1][b],
+                                       EIG(v_splat)(vk[1][i])),
+                            EIG(v_mac)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])), c[3][b],
+                                       EIG(v_splat)(vk[3][i])));
+      z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
+    }
+}
+
 static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) * r, int k0,
                             int nk, const eig_vm *member, EIG(v) * z, EIG(v) * mz,
                             EIG(v) * coef)
 {
   enum { NV = EIG_TW_NV };
+  _Static_assert(EIG_TW_NV == 2, "block_orth's kernels list two lane vectors");
   const EIG(v) zero = EIG(v_splat)(0.0);
   EIG(lane_mass)(n, md, mo, z, mz);
-  /* Coefficients, four vectors per pass over mz. */
+  /* Coefficients, four vectors per pass over mz; act: bit b set when a
+   * lane of lane vector b has one of the four in its window. */
   for (int t = 0; t < nk; t += 4) {
-    int q4 = nk - t < 4 ? nk - t : 4;
+    int q4 = nk - t < 4 ? nk - t : 4, act = 0;
     const EIG_T *vk[4];
     for (int q = 0; q < 4; q++)
       vk[q] = EIG(ring_at)(r, n, k0 + t + (q < q4 ? q : 0));
+    for (int q = 0; q < q4; q++)
+      for (int b = 0; b < NV; b++)
+        for (int l = 0; l < EIG_VL; l++)
+          act |= (member[(size_t)(t + q) * NV + b][l] != 0) << b;
     EIG(v) acc[4][NV];
     for (int q = 0; q < 4; q++)
       for (int b = 0; b < NV; b++)
         acc[q][b] = zero;
-    for (int i = 0; i < n; i++)
-      for (int q = 0; q < 4; q++) {
-        EIG(v) w = EIG(v_splat)(vk[q][i]);
-        for (int b = 0; b < NV; b++)
-          acc[q][b] = EIG(v_mac)(acc[q][b], w, mz[(size_t)i * NV + b]);
-      }
+    if (act == 3)
+      EIG(orth_coef4)(n, vk, mz, 0, 2, acc);
+    else if (act == 1)
+      EIG(orth_coef4)(n, vk, mz, 0, 1, acc);
+    else if (act == 2)
+      EIG(orth_coef4)(n, vk, mz, 1, 2, acc);
     for (int q = 0; q < q4; q++)
       for (int b = 0; b < NV; b++)
         coef[(size_t)(t + q) * NV + b] =
@@ -795,7 +833,7 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
   }
   /* Update, four vectors per pass over z. */
   for (int t = 0; t < nk; t += 4) {
-    int q4 = nk - t < 4 ? nk - t : 4;
+    int q4 = nk - t < 4 ? nk - t : 4, act = 0;
     const EIG_T *vk[4];
     EIG(v) c[4][NV];
     for (int q = 0; q < 4; q++) {
@@ -803,14 +841,16 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
       for (int b = 0; b < NV; b++)
         c[q][b] = q < q4 ? coef[(size_t)(t + q) * NV + b] : zero;
     }
-    for (int i = 0; i < n; i++)
-      for (int b = 0; b < NV; b++) {
-        EIG(v) s = EIG(v_add)(EIG(v_mac)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])), c[1][b],
-                                         EIG(v_splat)(vk[1][i])),
-                              EIG(v_mac)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])), c[3][b],
-                                         EIG(v_splat)(vk[3][i])));
-        z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
-      }
+    for (int q = 0; q < q4; q++)
+      for (int b = 0; b < NV; b++)
+        for (int l = 0; l < EIG_VL; l++)
+          act |= (member[(size_t)(t + q) * NV + b][l] != 0) << b;
+    if (act == 3)
+      EIG(orth_update4)(n, vk, c, 0, 2, z);
+    else if (act == 1)
+      EIG(orth_update4)(n, vk, c, 0, 1, z);
+    else if (act == 2)
+      EIG(orth_update4)(n, vk, c, 1, 2, z);
   }
 }
 
