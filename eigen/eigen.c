@@ -31,6 +31,9 @@
 
 #include <complex.h>
 #include <float.h>
+#if defined(__AVX512F__) || (defined(__FMA__) && defined(__AVX__))
+#include <immintrin.h>
+#endif
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>

@@ -462,9 +462,9 @@ static void EIG(lane_mass_rows)(int n, const EIG_T *md, const EIG_T *mo, const E
     for (int b = 0; b < NV; b++) {
       EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), z[(size_t)i * NV + b]);
       if (mo && i > 0)
-        s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]));
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i - 1]), z[(size_t)(i - 1) * NV + b]);
       if (mo && i < n - 1)
-        s = EIG(v_add)(s, EIG(v_mul)(EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]));
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]);
       y[(size_t)(i - i0) * NV + b] = s;
     }
 }
@@ -603,17 +603,16 @@ static void EIG(lane_factor)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_
   enum { NV = EIG_TW_NV };
   const EIG(v) zero = EIG(v_splat)(0.0);
 #define EIG_PL_OFF(b, i)                                                                      \
-  (mo ? EIG(v_sub)(EIG(v_splat)(ao[i]), EIG(v_mul)(s[b], EIG(v_splat)(mo[i])))                \
-      : EIG(v_splat)(ao[i]))
+  (mo ? EIG(v_nmac)(EIG(v_splat)(ao[i]), s[b], EIG(v_splat)(mo[i])) : EIG(v_splat)(ao[i]))
   EIG(v) dc[NV], uc[NV];
   for (int b = 0; b < NV; b++) {
-    dc[b] = EIG(v_sub)(EIG(v_splat)(ad[0]), EIG(v_mul)(s[b], EIG(v_splat)(md[0])));
+    dc[b] = EIG(v_nmac)(EIG(v_splat)(ad[0]), s[b], EIG(v_splat)(md[0]));
     uc[b] = n > 1 ? EIG_PL_OFF(b, 0) : zero;
   }
   for (int i = 0; i < n - 1; i++) {
     for (int b = 0; b < NV; b++) {
       EIG(v) l = EIG_PL_OFF(b, i);
-      EIG(v) dn = EIG(v_sub)(EIG(v_splat)(ad[i + 1]), EIG(v_mul)(s[b], EIG(v_splat)(md[i + 1])));
+      EIG(v) dn = EIG(v_nmac)(EIG(v_splat)(ad[i + 1]), s[b], EIG(v_splat)(md[i + 1]));
       EIG(v) un = i < n - 2 ? EIG_PL_OFF(b, i + 1) : zero;
       eig_vm sw = (eig_vm)(EIG(v_abs1)(dc[b]) < EIG(v_abs1)(l));
       EIG(v) p0 = EIG(v_sel)(sw, l, dc[b]), q0 = EIG(v_sel)(sw, dc[b], l);
@@ -627,8 +626,8 @@ static void EIG(lane_factor)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_
       f->du[k] = EIG(v_mul)(p1, r);
       f->du2[k] = EIG(v_mul)(p2, r);
       f->ip[k] = sw;
-      dc[b] = EIG(v_sub)(q1, EIG(v_mul)(m, p1));
-      uc[b] = EIG(v_sub)(q2, EIG(v_mul)(m, p2));
+      dc[b] = EIG(v_nmac)(q1, m, p1);
+      uc[b] = EIG(v_nmac)(q2, m, p2);
     }
   }
 #undef EIG_PL_OFF
@@ -653,21 +652,19 @@ static void EIG(lane_lu_solve)(int n, const EIG(plu) * f, EIG(v) * x)
       EIG(v) xn = x[k + NV];
       EIG(v) piv = EIG(v_sel)(f->ip[k], xn, xi[b]), oth = EIG(v_sel)(f->ip[k], xi[b], xn);
       x[k] = piv;
-      xi[b] = EIG(v_sub)(oth, EIG(v_mul)(f->dl[k], piv));
+      xi[b] = EIG(v_nmac)(oth, f->dl[k], piv);
     }
   for (int b = 0; b < NV; b++) {
     const size_t k = (size_t)(n - 1) * NV + b;
     x[k] = EIG(v_mul)(xi[b], f->dinv[k]);
     if (n > 1)
-      x[k - NV] = EIG(v_sub)(EIG(v_mul)(x[k - NV], f->dinv[k - NV]),
-                             EIG(v_mul)(f->du[k - NV], x[k]));
+      x[k - NV] = EIG(v_nmac)(EIG(v_mul)(x[k - NV], f->dinv[k - NV]), f->du[k - NV], x[k]);
   }
   for (int i = n - 3; i >= 0; i--)
     for (int b = 0; b < NV; b++) {
       const size_t k = (size_t)i * NV + b;
-      x[k] = EIG(v_sub)(EIG(v_sub)(EIG(v_mul)(x[k], f->dinv[k]),
-                                   EIG(v_mul)(f->du2[k], x[k + 2 * NV])),
-                        EIG(v_mul)(f->du[k], x[k + NV]));
+      x[k] = EIG(v_nmac)(EIG(v_nmac)(EIG(v_mul)(x[k], f->dinv[k]), f->du2[k], x[k + 2 * NV]),
+                         f->du[k], x[k + NV]);
     }
 }
 
@@ -768,29 +765,67 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
  * kept where member[k * EIG_TW_NV + b] is set for lane (b, l) and zero
  * elsewhere. Each v_k is read twice per batch, not twice per vector.
  */
+/* block_orth's kernels for four vectors vk and the lane vectors b0..b1-1
+ * of each row (inlined with constant bounds: lane vectors whose lanes all
+ * have a zero coefficient are skipped, which changes no result beyond the
+ * sign of a zero). */
+static inline __attribute__((always_inline)) void
+EIG(orth_coef4)(int n, const EIG_T *const *vk, const EIG(v) * mz, int b0, int b1,
+                EIG(v) (*acc)[EIG_TW_NV])
+{
+  enum { NV = EIG_TW_NV };
+  for (int i = 0; i < n; i++)
+    for (int q = 0; q < 4; q++) {
+      EIG(v) w = EIG(v_splat)(vk[q][i]);
+      for (int b = b0; b < b1; b++)
+        acc[q][b] = EIG(v_mac)(acc[q][b], w, mz[(size_t)i * NV + b]);
+    }
+}
+
+static inline __attribute__((always_inline)) void
+EIG(orth_update4)(int n, const EIG_T *const *vk, EIG(v) (*c)[EIG_TW_NV], int b0, int b1,
+                  EIG(v) * z)
+{
+  enum { NV = EIG_TW_NV };
+  for (int i = 0; i < n; i++)
+    for (int b = b0; b < b1; b++) {
+      EIG(v) s = EIG(v_add)(EIG(v_mac)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])), c[1][b],
+                                       EIG(v_splat)(vk[1][i])),
+                            EIG(v_mac)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])), c[3][b],
+                                       EIG(v_splat)(vk[3][i])));
+      z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
+    }
+}
+
 static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) * r, int k0,
                             int nk, const eig_vm *member, EIG(v) * z, EIG(v) * mz,
                             EIG(v) * coef)
 {
   enum { NV = EIG_TW_NV };
+  _Static_assert(EIG_TW_NV == 2, "block_orth's kernels list two lane vectors");
   const EIG(v) zero = EIG(v_splat)(0.0);
   EIG(lane_mass)(n, md, mo, z, mz);
-  /* Coefficients, four vectors per pass over mz. */
+  /* Coefficients, four vectors per pass over mz; act: bit b set when a
+   * lane of lane vector b has one of the four in its window. */
   for (int t = 0; t < nk; t += 4) {
-    int q4 = nk - t < 4 ? nk - t : 4;
+    int q4 = nk - t < 4 ? nk - t : 4, act = 0;
     const EIG_T *vk[4];
     for (int q = 0; q < 4; q++)
       vk[q] = EIG(ring_at)(r, n, k0 + t + (q < q4 ? q : 0));
+    for (int q = 0; q < q4; q++)
+      for (int b = 0; b < NV; b++)
+        for (int l = 0; l < EIG_VL; l++)
+          act |= (member[(size_t)(t + q) * NV + b][l] != 0) << b;
     EIG(v) acc[4][NV];
     for (int q = 0; q < 4; q++)
       for (int b = 0; b < NV; b++)
         acc[q][b] = zero;
-    for (int i = 0; i < n; i++)
-      for (int q = 0; q < 4; q++) {
-        EIG(v) w = EIG(v_splat)(vk[q][i]);
-        for (int b = 0; b < NV; b++)
-          acc[q][b] = EIG(v_add)(acc[q][b], EIG(v_mul)(w, mz[(size_t)i * NV + b]));
-      }
+    if (act == 3)
+      EIG(orth_coef4)(n, vk, mz, 0, 2, acc);
+    else if (act == 1)
+      EIG(orth_coef4)(n, vk, mz, 0, 1, acc);
+    else if (act == 2)
+      EIG(orth_coef4)(n, vk, mz, 1, 2, acc);
     for (int q = 0; q < q4; q++)
       for (int b = 0; b < NV; b++)
         coef[(size_t)(t + q) * NV + b] =
@@ -798,7 +833,7 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
   }
   /* Update, four vectors per pass over z. */
   for (int t = 0; t < nk; t += 4) {
-    int q4 = nk - t < 4 ? nk - t : 4;
+    int q4 = nk - t < 4 ? nk - t : 4, act = 0;
     const EIG_T *vk[4];
     EIG(v) c[4][NV];
     for (int q = 0; q < 4; q++) {
@@ -806,14 +841,16 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
       for (int b = 0; b < NV; b++)
         c[q][b] = q < q4 ? coef[(size_t)(t + q) * NV + b] : zero;
     }
-    for (int i = 0; i < n; i++)
-      for (int b = 0; b < NV; b++) {
-        EIG(v) s = EIG(v_add)(EIG(v_add)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])),
-                                         EIG(v_mul)(c[1][b], EIG(v_splat)(vk[1][i]))),
-                              EIG(v_add)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])),
-                                         EIG(v_mul)(c[3][b], EIG(v_splat)(vk[3][i]))));
-        z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
-      }
+    for (int q = 0; q < q4; q++)
+      for (int b = 0; b < NV; b++)
+        for (int l = 0; l < EIG_VL; l++)
+          act |= (member[(size_t)(t + q) * NV + b][l] != 0) << b;
+    if (act == 3)
+      EIG(orth_update4)(n, vk, c, 0, 2, z);
+    else if (act == 1)
+      EIG(orth_update4)(n, vk, c, 0, 1, z);
+    else if (act == 2)
+      EIG(orth_update4)(n, vk, c, 1, 2, z);
   }
 }
 
@@ -1132,7 +1169,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     EIG(lane_mass_rows)(n, md, mo, z, i0, i0 + ib, &mzb[0][0]);
     for (int ii = 0; ii < ib; ii++)
       for (int b = 0; b < NV; b++)
-        gd[b] = EIG(v_add)(gd[b], EIG(v_mul)(z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]));
+        gd[b] = EIG(v_mac)(gd[b], z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]);
     for (int p0 = 0; p0 < np; p0 += 4) {
       const int kn = np - p0 < 4 ? np - p0 : 4;
       EIG(v) g[4][NV];
@@ -1144,7 +1181,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
         for (int q = 0; q < kn; q++) {
           EIG(v) sv = EIG(v_splat)(EIG(tw_at)(z, i, part[p0 + q]));
           for (int b = 0; b < NV; b++)
-            g[q][b] = EIG(v_add)(g[q][b], EIG(v_mul)(sv, mzb[ii][b]));
+            g[q][b] = EIG(v_mac)(g[q][b], sv, mzb[ii][b]);
         }
       }
       for (int q = 0; q < kn; q++)
@@ -1252,7 +1289,7 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       for (int q = 0; q < npv; q++) {
         EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
         for (int b = 0; b < NV; b++)
-          acc[b] = EIG(v_add)(acc[b], EIG(v_mul)(s, Trow[q][b]));
+          acc[b] = EIG(v_mac)(acc[b], s, Trow[q][b]);
       }
       eig_vd di = eig_vd_splat(i);
       for (int b = 0; b < NV; b++) {

@@ -27,18 +27,34 @@
  * Type-generic code; eigen.c includes it in the complex expansion.
  */
 
-/* One LR step on rows lo..hi, results to dn/pn. Returns 0 on a tiny pivot
- * (|u_i| <= tiny) or on element growth (|q_i| > growth) unless force is set
- * (then a tiny pivot is replaced by +-tiny and growth is let through). */
-static int EIG(lr_step)(int lo, int hi, const EIG_T *d, const EIG_T *p, EIG_T sigma,
-                        EIG_T *dn, EIG_T *pn, double tiny, double growth, int force)
+/* p_i negligible: relative to the neighbouring diagonals (as dsterf) or
+ * absolutely below abs_tol. */
+static inline int EIG(lr_negligible)(EIG_T p, EIG_T d0, EIG_T d1, double abs_tol, double eps2)
+{
+  /* |re| + |im| (within sqrt(2) of the modulus): cabs (hypot) dominated. */
+  double ap = EIG_ABS1(p);
+  return ap <= abs_tol || ap <= eps2 * EIG_ABS1(d0) * EIG_ABS1(d1);
+}
+
+/* One LR step on rows lo..hi, in place in d, p; the rows' old values go to
+ * bd, bp, from which a step that stops is undone. Returns 0 on a tiny
+ * pivot (|u_i| <= tiny) or on element growth (|q_i| > growth) unless force
+ * is set (then a tiny pivot is replaced by +-tiny and growth is let
+ * through); d, p are then as before. On success *lneg is the largest i in
+ * lo..hi-1 with a negligible new p_i (lr_negligible), or -1: the scan for
+ * the next block (lr_eigenvalues) runs here, off the recurrence's critical
+ * path, and no copy of the new values is needed. */
+static int EIG(lr_step)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T sigma, EIG_T *bd, EIG_T *bp,
+                        double tiny, double growth, int force, double abs_tol, double eps2,
+                        int *lneg)
 {
   EIG_T u = d[lo] - sigma;
+  int neg = -1;
   for (int i = lo; i < hi; i++) {
     double au = EIG_ABS1(u);
     if (au <= tiny) {
       if (!force)
-        return 0;
+        goto undo;
       u = (au == 0.0) ? (EIG_T)tiny : u * (tiny / au);
     }
     EIG_T q = EIG_DIV(p[i], u);
@@ -47,12 +63,27 @@ static int EIG(lr_step)(int lo, int hi, const EIG_T *d, const EIG_T *p, EIG_T si
      * T - sigma I is not backward stable; e.g. a shift near an eigenvalue
      * of a leading block). */
     if (!force && !(EIG_ABS1(q) <= growth))
-      return 0;
-    dn[i] = u + q + sigma;
+      goto undo;
+    EIG_T dnew = u + q + sigma;
     u = d[i + 1] - sigma - q;
-    pn[i] = u * q;
+    bd[i] = d[i];
+    bp[i] = p[i];
+    d[i] = dnew;
+    p[i] = u * q;
+    if (i > lo && EIG(lr_negligible)(p[i - 1], d[i - 1], dnew, abs_tol, eps2))
+      neg = i - 1;
+    continue;
+  undo:
+    for (int k = lo; k < i; k++) {
+      d[k] = bd[k];
+      p[k] = bp[k];
+    }
+    return 0;
   }
-  dn[hi] = u + sigma;
+  d[hi] = u + sigma;
+  if (hi > lo && EIG(lr_negligible)(p[hi - 1], d[hi - 1], d[hi], abs_tol, eps2))
+    neg = hi - 1;
+  *lneg = neg;
   return 1;
 }
 
@@ -82,16 +113,20 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
   int stall = 0; /* steps since the last deflation */
 
   int hi = n - 1;
+  /* After a step on lo..hi (hi unchanged): next_lo, the block's new start
+   * when the step found a negligible p_i, else scan_top = lo, below which
+   * the scan goes on (p_{lo-1} is checked again: d_lo has changed). */
+  int next_lo = -1, scan_top = -1;
   while (hi > 0) {
-    int lo = hi;
-    while (lo > 0) {
-      /* |re| + |im| (within sqrt(2) of the modulus): this scan runs over
-       * the whole block at every step, and cabs (hypot) dominated it. */
-      double ap = EIG_ABS1(p[lo - 1]);
-      if (ap <= abs_tol || ap <= eps2 * EIG_ABS1(d[lo - 1]) * EIG_ABS1(d[lo]))
-        break;
-      lo--;
+    int lo;
+    if (next_lo >= 0) {
+      lo = next_lo;
+    } else {
+      lo = scan_top >= 0 ? scan_top : hi;
+      while (lo > 0 && !EIG(lr_negligible)(p[lo - 1], d[lo - 1], d[lo], abs_tol, eps2))
+        lo--;
     }
+    next_lo = scan_top = -1;
     if (lo == hi) { /* d[hi] has converged */
       hi--;
       stall = 0;
@@ -116,9 +151,9 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
     else
       sigma = EIG(wilkinson)(d[hi - 1], d[hi], p[hi - 1]);
 
-    int ok = 0;
+    int ok = 0, lneg = -1;
     for (int retry = 0; retry < EIG_LR_RETRIES && !ok; retry++) {
-      ok = EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, growth, 0);
+      ok = EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, growth, 0, abs_tol, eps2, &lneg);
       /* A tiny pivot or element growth: move the shift off the bad spot
        * (complex: also off the real axis) by a growing amount, alternating
        * the side, and try again. The shift only sets the convergence speed;
@@ -128,9 +163,11 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
                  (EIG_IS_REAL ? 1.0 : EIG_PERTURB_DIR);
     }
     if (!ok)
-      EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, growth, 1);
-    memcpy(d + lo, dn + lo, (size_t)(hi - lo + 1) * sizeof(EIG_T));
-    memcpy(p + lo, pn + lo, (size_t)(hi - lo) * sizeof(EIG_T));
+      EIG(lr_step)(lo, hi, d, p, sigma, dn, pn, tiny, growth, 1, abs_tol, eps2, &lneg);
+    if (lneg >= 0)
+      next_lo = lneg + 1;
+    else
+      scan_top = lo;
   }
   return PSCR_SUCCESS;
 }
