@@ -66,8 +66,8 @@ static void EIG(pwk_lane_sweep)(int l, int m, double *d, double *p, const double
     int r0 = m - t;
     int rd = r0 < l ? l : r0, rp = r0 > m - 1 ? m - 1 : (r0 < l ? l : r0);
     eig_pwk_v mem = {p[rp], d[rd], 0.0, 0.0};
-    eig_pwk_v bb = __builtin_shuffle(pout, mem, (eig_pwk_m){4, 0, 1, 2});
-    eig_pwk_v alpha = __builtin_shuffle(dout, mem, (eig_pwk_m){5, 0, 1, 2});
+    eig_pwk_v bb = __builtin_shufflevector(pout, mem, 4, 0, 1, 2);
+    eig_pwk_v alpha = __builtin_shufflevector(dout, mem, 5, 0, 1, 2);
     eig_pwk_v row = (eig_pwk_v){r0, r0, r0, r0} + lag;
     eig_pwk_m init = (eig_pwk_m)(row == vm);
     eig_pwk_m step = (eig_pwk_m)(row < vm) & (eig_pwk_m)(row >= vl);

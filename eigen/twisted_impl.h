@@ -113,18 +113,18 @@ static inline void eig_transpose8(eig_vd *r)
   _Static_assert(EIG_VL == 8, "eig_transpose8 lists eight lanes");
   eig_vd t[8], u[8];
   for (int k = 0; k < 8; k += 2) {
-    t[k] = __builtin_shuffle(r[k], r[k + 1], (eig_vm){0, 8, 2, 10, 4, 12, 6, 14});
-    t[k + 1] = __builtin_shuffle(r[k], r[k + 1], (eig_vm){1, 9, 3, 11, 5, 13, 7, 15});
+    t[k] = __builtin_shufflevector(r[k], r[k + 1], 0, 8, 2, 10, 4, 12, 6, 14);
+    t[k + 1] = __builtin_shufflevector(r[k], r[k + 1], 1, 9, 3, 11, 5, 13, 7, 15);
   }
   for (int k = 0; k < 8; k += 4)
     for (int h = 0; h < 2; h++) {
-      u[k + h] = __builtin_shuffle(t[k + h], t[k + h + 2], (eig_vm){0, 1, 8, 9, 4, 5, 12, 13});
+      u[k + h] = __builtin_shufflevector(t[k + h], t[k + h + 2], 0, 1, 8, 9, 4, 5, 12, 13);
       u[k + h + 2] =
-          __builtin_shuffle(t[k + h], t[k + h + 2], (eig_vm){2, 3, 10, 11, 6, 7, 14, 15});
+          __builtin_shufflevector(t[k + h], t[k + h + 2], 2, 3, 10, 11, 6, 7, 14, 15);
     }
   for (int h = 0; h < 4; h++) {
-    r[h] = __builtin_shuffle(u[h], u[h + 4], (eig_vm){0, 1, 2, 3, 8, 9, 10, 11});
-    r[h + 4] = __builtin_shuffle(u[h], u[h + 4], (eig_vm){4, 5, 6, 7, 12, 13, 14, 15});
+    r[h] = __builtin_shufflevector(u[h], u[h + 4], 0, 1, 2, 3, 8, 9, 10, 11);
+    r[h + 4] = __builtin_shufflevector(u[h], u[h + 4], 4, 5, 6, 7, 12, 13, 14, 15);
   }
 }
 #endif
