@@ -160,6 +160,13 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // Largest batch of each dimension: max_batch right-hand sides at the top,
   // then times the outer max_ne (the 3D inner 2D solves).
   size_t batch = (size_t)v->max_batch;
+  // PSCR_CUDA_PAIR=0 or 1 in the environment: k_part never or always solves
+  // two systems per pass (tests compare both bitwise; experiments); unset or
+  // anything else: part_pair's rule.
+  {
+    const char *pe = getenv("PSCR_CUDA_PAIR");
+    s->pair_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
+  }
   s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim, v->single != 0);
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
   // Every workspace is at most a few times max_batch * total elements
@@ -189,7 +196,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     const size_t b = 4 * (size_t)s->part_p * (size_t)s->rows * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
     PSCR_CUDA_GOTO(st, fail,
-                   pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0));
+                   pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0, v->device));
   }
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
                        sizeof(int));

@@ -34,50 +34,82 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const size_t np = (size_t)P * M;
   // Factors staged in shared memory when small; then a persistent grid.
   const int stage = 4 * np * sizeof(T) <= PART_STAGE_BYTES;
-  size_t blocks = (nsys + (size_t)spb - 1) / (size_t)spb;
+  // By the systems of one right-hand side (B counts group_nb of them at
+  // every level): a batch then runs the kernel of a single solve, so its u_r
+  // stay bitwise the same.
+  const size_t per_rhs = nsys / (size_t)(s->group_nb > 0 ? s->group_nb : 1);
+  const int pair = part_pair<T>(per_rhs, spb, s->sms, s->pair_mode);
+  // k_part's work units: systems, or pairs of systems within each batch.
+  const size_t units = pair ? (size_t)B * (((size_t)L.ne + 1) / 2) : nsys;
+  size_t blocks = (units + (size_t)spb - 1) / (size_t)spb;
   const size_t cap = stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
   if (blocks > cap)
     blocks = cap;
-  const size_t smem =
-      (size_t)threads * part_smem_per_thread<T, M>() * sizeof(T) + (stage ? 4 * np * sizeof(T) : 0);
+  const size_t smem = (size_t)threads * part_smem_per_thread<T, M>(pair) * sizeof(T) +
+                      (stage ? 4 * np * sizeof(T) : 0);
   PartFacs<T> C;
   C.ad = (const T *)s->pfac;
   C.md = C.ad + np;
   C.ao = C.md + np;
   C.mo = s->part_mdiag ? nullptr : C.ao + np;
   const int nl = s->n[s->ndim - 1];
+  if constexpr (part_ysmem<T>()) {
+    if (pair) {
+      if (threads <= THREADS)
+        k_part<T, M, THREADS, true><<<(unsigned)blocks, threads, smem, stream>>>(
+            L, C, nl, B, cs, x, g, v, P, stage, s->flag);
+      else
+        k_part<T, M, PART_MAX_P, true><<<(unsigned)blocks, threads, smem, stream>>>(
+            L, C, nl, B, cs, x, g, v, P, stage, s->flag);
+      return pscr_cuda_launch_check(stream);
+    }
+  }
   if (threads <= THREADS)
-    k_part<T, M, THREADS><<<(unsigned)blocks, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v,
-                                                                       P, stage, s->flag);
+    k_part<T, M, THREADS, false><<<(unsigned)blocks, threads, smem, stream>>>(
+        L, C, nl, B, cs, x, g, v, P, stage, s->flag);
   else
-    k_part<T, M, PART_MAX_P><<<(unsigned)blocks, threads, smem, stream>>>(L, C, nl, B, cs, x, g,
-                                                                          v, P, stage, s->flag);
+    k_part<T, M, PART_MAX_P, false><<<(unsigned)blocks, threads, smem, stream>>>(
+        L, C, nl, B, cs, x, g, v, P, stage, s->flag);
   return pscr_cuda_launch_check(stream);
 }
 
-// k_part may need more than the default 48 KB of dynamic shared memory.
-template <class T, int M> cudaError_t part_attr()
+// k_part may need more than the default 48 KB of dynamic shared memory: the
+// most a launch asks for, capped at the device's per-block limit (the
+// factor staging, PART_STAGE_BYTES, only comes with small P; a launch that
+// still asked for more would fail and report it).
+template <class T, int M, bool PAIRED> cudaError_t part_attr_paired(int cap)
 {
-  constexpr int bytes = part_smem_per_thread<T, M>() * (int)sizeof(T);
-  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS>,
+  constexpr int bytes = part_smem_per_thread<T, M>(PAIRED) * (int)sizeof(T);
+  const int small = THREADS * bytes + PART_STAGE_BYTES;
+  const int large = PART_MAX_P * bytes + PART_STAGE_BYTES;
+  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS, PAIRED>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       THREADS * bytes + PART_STAGE_BYTES);
+                                       small < cap ? small : cap);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P>,
+    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             PART_MAX_P * bytes + PART_STAGE_BYTES);
+                             large < cap ? large : cap);
   return e;
 }
 
-template <class T> cudaError_t part_attrs()
+template <class T, int M> cudaError_t part_attr(int cap)
 {
-  cudaError_t e = part_attr<T, 2>();
+  cudaError_t e = part_attr_paired<T, M, false>(cap);
+  if constexpr (part_ysmem<T>())
+    if (e == cudaSuccess)
+      e = part_attr_paired<T, M, true>(cap);
+  return e;
+}
+
+template <class T> cudaError_t part_attrs(int cap)
+{
+  cudaError_t e = part_attr<T, 2>(cap);
   if (e == cudaSuccess)
-    e = part_attr<T, 4>();
+    e = part_attr<T, 4>(cap);
   if (e == cudaSuccess)
-    e = part_attr<T, 8>();
+    e = part_attr<T, 8>(cap);
   if (e == cudaSuccess)
-    e = part_attr<T, 16>();
+    e = part_attr<T, 16>(cap);
   return e;
 }
 
@@ -204,11 +236,15 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, 
 
 } // namespace
 
-cudaError_t part_attributes(bool cplx, bool single)
+cudaError_t part_attributes(bool cplx, bool single, int device)
 {
+  int cap = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&cap, cudaDevAttrMaxSharedMemoryPerBlockOptin, device);
+  if (e != cudaSuccess)
+    return e;
   if (single)
-    return cplx ? part_attrs<cf>() : part_attrs<float>();
-  return cplx ? part_attrs<zc>() : part_attrs<double>();
+    return cplx ? part_attrs<cf>(cap) : part_attrs<float>(cap);
+  return cplx ? part_attrs<zc>(cap) : part_attrs<double>(cap);
 }
 
 namespace {
@@ -242,6 +278,7 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
   if ((e = cudaMemsetAsync(s->flag, 0, sizeof(int), cs)) != cudaSuccess)
     return e;
   mark(s, PSCR_STAGE_OTHER, cs);
+  s->group_nb = nb;
   if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)s->cs0, rows, cs)) != cudaSuccess)
     return e;
   // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)

@@ -68,6 +68,8 @@ struct State {
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
+  int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
+  int group_nb;        // right-hand sides in the launch sequence being enqueued
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
@@ -148,7 +150,7 @@ int choose_rows(int requested, int n, int ndim, bool single);
 // cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
 // be set in the translation unit that launches them), and the whole solve
 // of nb right-hand sides on a stream.
-cudaError_t part_attributes(bool cplx, bool single);
+cudaError_t part_attributes(bool cplx, bool single, int device);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs, int rows);
 

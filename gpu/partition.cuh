@@ -109,9 +109,10 @@ template <class T> struct PartFacs {
 
 // Shared memory of k_part per thread: the staging buffer of r and x (M + 1
 // entries: row i at i + i / M, padded against bank conflicts). Real types
-// also keep the forward-sweep columns ya (in place of r) and yb (M - 1
-// entries) there, and the PCR rows (4 entries) after them; complex types
-// keep ya, yb in registers and reuse the staging buffer for the PCR rows.
+// have two (two systems per pass, see k_part), keep the forward-sweep
+// columns ya (in place of r) and yb (M - 1 entries) there, and the PCR rows
+// (4 entries) after them; complex types keep ya, yb in registers and reuse
+// the staging buffer for the PCR rows.
 // Why: registers limited k_part to 2 blocks of 256 threads per SM and spilled
 // at M = 16; with ya, yb in shared memory, H100 4095^2 Poisson level 3 went
 // R64 3.11 -> 2.84 ms. Complex columns (2M + 4 entries of 16 bytes) would
@@ -124,9 +125,9 @@ template <class T> constexpr bool part_ysmem()
 {
   return PSCR_PART_YSMEM && std::is_same<T, real_t<T>>::value;
 }
-template <class T, int M> constexpr int part_smem_per_thread()
+template <class T, int M> __host__ __device__ constexpr int part_smem_per_thread(int pair)
 {
-  return part_ysmem<T>() ? 2 * M + 4 : (M + 1 > 4 ? M + 1 : 4);
+  return part_ysmem<T>() ? (pair ? 2 : 1) * (M + 1) + (M - 1) + 4 : (M + 1 > 4 ? M + 1 : 4);
 }
 
 // Blocks per SM k_part's registers must allow, by block size NT (256 or
@@ -152,16 +153,208 @@ template <class T, int N> struct Column<T, N, true> {
   __device__ void bind(T *q) { p = q; }
 };
 
-template <class T, int M, int NT>
+// One system of k_part, its right-hand side staged in buf (the slot's
+// chunks; mine = this thread's chunk): the partitioned elimination, PCR on
+// the boundary unknowns, the back substitution, and the solution written to
+// out (NULL: a repeated slot, not written). ybs: this thread's yb column
+// (YS); sL..sR: the PCR rows. Every thread of the block calls it (barriers).
+template <class T, int M, bool YS>
+__device__ __forceinline__ void part_solve(const PartFacs<T> &C, T s, T *buf, T *mine, T *ybs,
+                                           T *sL, T *sD, T *sU, T *sR, int lp, int P, int nl,
+                                           T *out, int *flag)
+{
+  // Forward Thomas over the interior rows k = 0 .. M-2 for the right-hand
+  // sides r (ya) and -a_{i0} e_1 (yb); the third, -c e_{M-1}, gives
+  // yg = -cp at the last row and zero above it, so it needs no storage.
+  // Row i: a x_{i-1} + bd x_i + c x_{i+1} = r, c of row i = a of row i + 1.
+  int bad = 0;
+  // YS: ya in place of r, yb after all P chunks; only cp in registers.
+  T cp[M - 1];
+  Column<T, M - 1, YS> ya, yb;
+  ya.bind(mine);
+  yb.bind(ybs);
+  T a = lp > 0 ? C.off((M - 1) * P + lp - 1, s) : T(0);
+  for (int k = 0; k < M - 1; k++) {
+    const int at = k * P + lp;
+    const T bd = C.diag(at, s);
+    const T c = C.off(at, s);
+    const T r = mine[k];
+    const T tt = k > 0 ? a * cp[k - 1] : T(0);
+    const T piv = bd - tt;
+    bad |= pivot_bad(piv, abs1(bd) + abs1(tt));
+    const T iv = inv(piv);
+    cp[k] = c * iv;
+    ya[k] = (k > 0 ? r - a * ya[k - 1] : r) * iv;
+    yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
+    a = c;
+  }
+  // alpha, beta, gamma of the last interior row come out of the forward
+  // sweep; those of the first row from a back sweep that stores nothing.
+  const T alL = ya[M - 2], beL = yb[M - 2], gaL = -cp[M - 2];
+  T al0 = alL, be0 = beL, ga0 = gaL;
+  for (int k = M - 3; k >= 0; k--) {
+    al0 = ya[k] - cp[k] * al0;
+    be0 = yb[k] - cp[k] * be0;
+    ga0 = -cp[k] * ga0;
+  }
+  // Boundary row e_p: a (from the loop), bde, ce, re.
+  const int ate = (M - 1) * P + lp;
+  const T bde = C.diag(ate, s);
+  const T ce = C.off(ate, s);
+  const T re = mine[M - 1];
+  __syncthreads(); // complex: the staging buffer becomes the PCR rows
+
+  // The next thread's first interior row: a shuffle when the system fits
+  // in a warp (P <= 32, no barriers), shared memory otherwise.
+  const bool inwarp = P <= 32, last = lp == P - 1;
+  T alN, beN, gaN;
+  if (inwarp) {
+    alN = shfl_down(al0, 1, P);
+    beN = shfl_down(be0, 1, P);
+    gaN = shfl_down(ga0, 1, P);
+  } else {
+    sL[lp] = al0;
+    sD[lp] = be0;
+    sU[lp] = ga0;
+    __syncthreads();
+    if (!last) {
+      alN = sL[lp + 1];
+      beN = sD[lp + 1];
+      gaN = sU[lp + 1];
+    }
+    __syncthreads();
+  }
+  if (last)
+    alN = beN = gaN = T(0);
+
+  // Schur complement row, then PCR.
+  T Lr = a * beL;
+  const T t1 = a * gaL, t2 = ce * beN;
+  T Dr = bde + t1 + t2;
+  bad |= pivot_bad(Dr, abs1(bde) + abs1(t1) + abs1(t2));
+  T Ur = ce * gaN;
+  T Rr = re - a * alL - ce * alN;
+  // PCR: every row publishes its inverted diagonal, so a step costs one
+  // reciprocal per row. Rows outside 0 .. P-1 are identity rows.
+  T Xl, X;
+  if (inwarp) {
+    for (int dl = 1; dl < P; dl <<= 1) {
+      const T I = inv(Dr);
+      T Lm = shfl_up(Lr, dl, P), Im = shfl_up(I, dl, P), Um = shfl_up(Ur, dl, P),
+        Rm = shfl_up(Rr, dl, P);
+      T Lp = shfl_down(Lr, dl, P), Ip = shfl_down(I, dl, P), Up = shfl_down(Ur, dl, P),
+        Rp = shfl_down(Rr, dl, P);
+      if (lp < dl)
+        Lm = Um = Rm = Im = T(0);
+      if (lp + dl >= P)
+        Lp = Up = Rp = Ip = T(0);
+      pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
+    }
+    X = Rr * inv(Dr);
+    Xl = shfl_up(X, 1, P);
+  } else {
+    for (int dl = 1; dl < P; dl <<= 1) {
+      sL[lp] = Lr;
+      sD[lp] = inv(Dr);
+      sU[lp] = Ur;
+      sR[lp] = Rr;
+      __syncthreads();
+      const bool hm = lp >= dl, hp = lp + dl < P;
+      const T Lm = hm ? sL[lp - dl] : T(0), Im = hm ? sD[lp - dl] : T(0);
+      const T Um = hm ? sU[lp - dl] : T(0), Rm = hm ? sR[lp - dl] : T(0);
+      const T Lp = hp ? sL[lp + dl] : T(0), Ip = hp ? sD[lp + dl] : T(0);
+      const T Up = hp ? sU[lp + dl] : T(0), Rp = hp ? sR[lp + dl] : T(0);
+      __syncthreads();
+      pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
+    }
+    X = Rr * inv(Dr);
+    sR[lp] = X;
+    __syncthreads();
+    Xl = sR[lp > 0 ? lp - 1 : 0];
+    __syncthreads();
+  }
+  if (lp == 0)
+    Xl = T(0);
+
+  // Back substitution of the interior with both boundary values known,
+  // through shared memory so that the stores to v are coalesced.
+  mine[M - 1] = X;
+  T xn = alL + beL * Xl + gaL * X;
+  mine[M - 2] = xn;
+  for (int k = M - 3; k >= 0; k--) {
+    xn = ya[k] + yb[k] * Xl - cp[k] * xn;
+    mine[k] = xn;
+  }
+  __syncthreads();
+  if (out) {
+    for (int i = lp; i < nl; i += P)
+      out[i] = buf[i + i / M];
+    if (bad)
+      atomicOr(flag, 1);
+  }
+  __syncthreads(); // before the buffers are reused
+}
+
+// The right-hand sides of two systems with the same sources (batch and
+// eigenvalue block), each source entry loaded once: the operations of
+// LevelRhs::at, in its order, for each.
+template <class T, int M>
+__device__ inline void stage_pair(const LevelRhs<T> &A, const LevelRhs<T> &B, T *bufA, T *bufB,
+                                  int lp, int P, int npad, int nl)
+{
+  for (int i = lp; i < npad; i += P) {
+    T ra = T(0), rb = T(0);
+    if (i < nl) {
+      const T v0 = A.s0[i];
+      ra = A.w0 * v0;
+      rb = B.w0 * v0;
+      if (A.nd > 1) {
+        const T v1 = A.s1[i];
+        ra += A.w1 * v1;
+        rb += B.w1 * v1;
+      }
+      if (A.nd > 2) {
+        const T v2 = A.s2[i];
+        ra += A.w2 * v2;
+        rb += B.w2 * v2;
+      }
+      if (A.gl) {
+        const T vl = A.gl[i], vr = A.gr[i];
+        ra -= A.wf * vl;
+        rb -= B.wf * vl;
+        ra -= A.wl * vr;
+        rb -= B.wl * vr;
+      }
+    }
+    bufA[i + i / M] = ra;
+    bufB[i + i / M] = rb;
+  }
+}
+
+template <class T, int M>
+__device__ inline void stage_one(const LevelRhs<T> &R, T *buf, int lp, int P, int npad, int nl)
+{
+  for (int i = lp; i < npad; i += P)
+    buf[i + i / M] = i < nl ? R.at((size_t)i) : T(0);
+}
+
+template <class T, int M, int NT, bool PAIRED>
 __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
     k_part(LevelArgs<T> L, PartFacs<T> C, int nl, int B, const T *cs, const T *x, const T *g,
            T *v, int P, int stage, int *flag)
 {
   static_assert(M >= 2, "a chunk needs an interior row and a boundary row");
   extern __shared__ double part_smem[];
-  constexpr int SPT = part_smem_per_thread<T, M>();
   constexpr bool YS = part_ysmem<T>();
-  const int spb = blockDim.x / P; // systems per thread block
+  // PAIRED (real types only, see part_pair): each slot solves two
+  // consecutive systems per pass; they mostly share their sources, so both
+  // right-hand sides are formed from one read of them (the loads were a
+  // third of level 3's time). A separate instantiation: the unpaired kernel
+  // stays as lean as before (a runtime switch cost 3-7% where unpaired).
+  static_assert(!PAIRED || YS, "pairing needs the shared-memory columns");
+  constexpr int PAIR = PAIRED ? 2 : 1; // systems per slot and pass
+  constexpr int spt = part_smem_per_thread<T, M>(PAIRED);
+  const int spb = blockDim.x / P; // slots (systems in flight) per thread block
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
   T *sbase = reinterpret_cast<T *>(part_smem);
@@ -177,162 +370,55 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
     sbase += 4 * npad;
     __syncthreads();
   }
-  T *sb = sbase + (size_t)ls * SPT * P; // staging
-  // YS: chunks (r, then ya, then x) | yb (M - 1 per thread, odd stride:
-  // no bank conflicts) | PCR rows. Else the PCR rows reuse the chunks.
-  T *sL = YS ? sb + (size_t)P * 2 * M : sb, *sD = sL + P, *sU = sD + P, *sR = sU + P;
-  T *mine = sb + (size_t)lp * (M + 1);                               // my chunk
+  // A slot's shared memory. YS: PAIR chunk buffers (r, then ya, then x) |
+  // yb (M - 1 per thread, odd stride: no bank conflicts) | PCR rows. Else
+  // one chunk buffer, which the PCR rows reuse.
+  T *sb = sbase + (size_t)ls * spt * P;
+  T *sL = YS ? sb + (size_t)P * (PAIR * (M + 1) + M - 1) : sb, *sD = sL + P, *sU = sD + P,
+    *sR = sU + P;
+  T *ybs = sb + (size_t)P * PAIR * (M + 1) + (size_t)lp * (M - 1);
 
-  const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
+  const size_t nsys = (size_t)B * (size_t)L.ne;
 
   // The loop bound is uniform over the thread block (every thread meets every
   // barrier); a slot past the last system repeats the last one, unwritten.
-  for (size_t base = (size_t)blockIdx.x * spb; base < nsys; base += (size_t)gridDim.x * spb) {
-    const size_t sys_raw = base + ls;
-    const bool active = sys_raw < nsys;
-    const size_t sys = active ? sys_raw : nsys - 1;
-    const int b = (int)(sys / (size_t)L.ne), e = (int)(sys % (size_t)L.ne);
-    const T s = cs[b] + L.lam[e];
-
-    // The right-hand side (level_rhs.cuh), coalesced, into shared memory.
-    {
-      const LevelRhs<T> R = level_rhs(L, b, e, x, g);
-      for (int i = lp; i < npad; i += P)
-        sb[i + i / M] = i < nl ? R.at((size_t)i) : T(0);
+  // Work units: systems, or (PAIRED) the pairs (b, 2k), (b, 2k + 1) of each
+  // batch b, so that which systems share a pass depends on e alone and a
+  // batched solve stages every system as its single solve does.
+  const size_t hp = ((size_t)L.ne + 1) / 2;
+  const size_t units = PAIRED ? (size_t)B * hp : nsys;
+  for (size_t base = (size_t)blockIdx.x * spb; base < units; base += (size_t)gridDim.x * spb) {
+    const size_t raw = base + (size_t)ls;
+    const size_t unit = raw < units ? raw : units - 1;
+    size_t sys[PAIR];
+    bool active[PAIR];
+    int bq[PAIR], eq[PAIR];
+#pragma unroll
+    for (int q = 0; q < PAIR; q++) {
+      bq[q] = (int)(PAIRED ? unit / hp : unit / (size_t)L.ne);
+      const int e = (int)(PAIRED ? 2 * (unit % hp) + q : unit % (size_t)L.ne);
+      active[q] = raw < units && e < L.ne;
+      eq[q] = e < L.ne ? e : L.ne - 1;
+      sys[q] = (size_t)bq[q] * (size_t)L.ne + (size_t)eq[q];
+    }
+    // The right-hand sides (level_rhs.cuh), coalesced, into shared memory.
+    if (PAIRED && active[PAIR - 1] && L.eblk[eq[0]] == L.eblk[eq[PAIR - 1]]) {
+      stage_pair<T, M>(level_rhs(L, bq[0], eq[0], x, g), level_rhs(L, bq[0], eq[PAIR - 1], x, g),
+                       sb, sb + (size_t)P * (M + 1), lp, P, npad, nl);
+    } else {
+#pragma unroll
+      for (int q = 0; q < PAIR; q++)
+        stage_one<T, M>(level_rhs(L, bq[q], eq[q], x, g), sb + (size_t)q * P * (M + 1), lp, P,
+                        npad, nl);
     }
     __syncthreads();
-
-    // Forward Thomas over the interior rows k = 0 .. M-2 for the right-hand
-    // sides r (ya) and -a_{i0} e_1 (yb); the third, -c e_{M-1}, gives
-    // yg = -cp at the last row and zero above it, so it needs no storage.
-    // Row i: a x_{i-1} + bd x_i + c x_{i+1} = r, c of row i = a of row i + 1.
-    int bad = 0;
-    // YS: ya in place of r, yb after all P chunks; only cp in registers.
-    T cp[M - 1];
-    Column<T, M - 1, YS> ya, yb;
-    ya.bind(mine);
-    yb.bind(sb + (size_t)P * (M + 1) + (size_t)lp * (M - 1));
-    T a = lp > 0 ? C.off((M - 1) * P + lp - 1, s) : T(0);
-    for (int k = 0; k < M - 1; k++) {
-      const int at = k * P + lp;
-      const T bd = C.diag(at, s);
-      const T c = C.off(at, s);
-      const T r = mine[k];
-      const T tt = k > 0 ? a * cp[k - 1] : T(0);
-      const T piv = bd - tt;
-      bad |= pivot_bad(piv, abs1(bd) + abs1(tt));
-      const T iv = inv(piv);
-      cp[k] = c * iv;
-      ya[k] = (k > 0 ? r - a * ya[k - 1] : r) * iv;
-      yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
-      a = c;
+#pragma unroll
+    for (int q = 0; q < PAIR; q++) {
+      T *buf = sb + (size_t)q * P * (M + 1);
+      part_solve<T, M, YS>(C, cs[bq[q]] + L.lam[eq[q]], buf, buf + (size_t)lp * (M + 1), ybs,
+                           sL, sD, sU, sR, lp, P, nl,
+                           active[q] ? v + sys[q] * (size_t)nl : nullptr, flag);
     }
-    // alpha, beta, gamma of the last interior row come out of the forward
-    // sweep; those of the first row from a back sweep that stores nothing.
-    const T alL = ya[M - 2], beL = yb[M - 2], gaL = -cp[M - 2];
-    T al0 = alL, be0 = beL, ga0 = gaL;
-    for (int k = M - 3; k >= 0; k--) {
-      al0 = ya[k] - cp[k] * al0;
-      be0 = yb[k] - cp[k] * be0;
-      ga0 = -cp[k] * ga0;
-    }
-    // Boundary row e_p: a (from the loop), bde, ce, re.
-    const int ate = (M - 1) * P + lp;
-    const T bde = C.diag(ate, s);
-    const T ce = C.off(ate, s);
-    const T re = mine[M - 1];
-    __syncthreads(); // complex: the staging buffer becomes the PCR rows
-
-    // The next thread's first interior row: a shuffle when the system fits
-    // in a warp (P <= 32, no barriers), shared memory otherwise.
-    const bool inwarp = P <= 32, last = lp == P - 1;
-    T alN, beN, gaN;
-    if (inwarp) {
-      alN = shfl_down(al0, 1, P);
-      beN = shfl_down(be0, 1, P);
-      gaN = shfl_down(ga0, 1, P);
-    } else {
-      sL[lp] = al0;
-      sD[lp] = be0;
-      sU[lp] = ga0;
-      __syncthreads();
-      if (!last) {
-        alN = sL[lp + 1];
-        beN = sD[lp + 1];
-        gaN = sU[lp + 1];
-      }
-      __syncthreads();
-    }
-    if (last)
-      alN = beN = gaN = T(0);
-
-    // Schur complement row, then PCR.
-    T Lr = a * beL;
-    const T t1 = a * gaL, t2 = ce * beN;
-    T Dr = bde + t1 + t2;
-    bad |= pivot_bad(Dr, abs1(bde) + abs1(t1) + abs1(t2));
-    T Ur = ce * gaN;
-    T Rr = re - a * alL - ce * alN;
-    // PCR: every row publishes its inverted diagonal, so a step costs one
-    // reciprocal per row. Rows outside 0 .. P-1 are identity rows.
-    T Xl, X;
-    if (inwarp) {
-      for (int dl = 1; dl < P; dl <<= 1) {
-        const T I = inv(Dr);
-        T Lm = shfl_up(Lr, dl, P), Im = shfl_up(I, dl, P), Um = shfl_up(Ur, dl, P),
-          Rm = shfl_up(Rr, dl, P);
-        T Lp = shfl_down(Lr, dl, P), Ip = shfl_down(I, dl, P), Up = shfl_down(Ur, dl, P),
-          Rp = shfl_down(Rr, dl, P);
-        if (lp < dl)
-          Lm = Um = Rm = Im = T(0);
-        if (lp + dl >= P)
-          Lp = Up = Rp = Ip = T(0);
-        pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
-      }
-      X = Rr * inv(Dr);
-      Xl = shfl_up(X, 1, P);
-    } else {
-      for (int dl = 1; dl < P; dl <<= 1) {
-        sL[lp] = Lr;
-        sD[lp] = inv(Dr);
-        sU[lp] = Ur;
-        sR[lp] = Rr;
-        __syncthreads();
-        const bool hm = lp >= dl, hp = lp + dl < P;
-        const T Lm = hm ? sL[lp - dl] : T(0), Im = hm ? sD[lp - dl] : T(0);
-        const T Um = hm ? sU[lp - dl] : T(0), Rm = hm ? sR[lp - dl] : T(0);
-        const T Lp = hp ? sL[lp + dl] : T(0), Ip = hp ? sD[lp + dl] : T(0);
-        const T Up = hp ? sU[lp + dl] : T(0), Rp = hp ? sR[lp + dl] : T(0);
-        __syncthreads();
-        pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
-      }
-      X = Rr * inv(Dr);
-      sR[lp] = X;
-      __syncthreads();
-      Xl = sR[lp > 0 ? lp - 1 : 0];
-      __syncthreads();
-    }
-    if (lp == 0)
-      Xl = T(0);
-
-    // Back substitution of the interior with both boundary values known,
-    // through shared memory so that the stores to v are coalesced.
-    mine[M - 1] = X;
-    T xn = alL + beL * Xl + gaL * X;
-    mine[M - 2] = xn;
-    for (int k = M - 3; k >= 0; k--) {
-      xn = ya[k] + yb[k] * Xl - cp[k] * xn;
-      mine[k] = xn;
-    }
-    __syncthreads();
-    if (active) {
-      T *out = v + sys * (size_t)nl;
-      for (int i = lp; i < nl; i += P)
-        out[i] = sb[i + i / M];
-      if (bad)
-        atomicOr(flag, 1);
-    }
-    __syncthreads(); // before the next system's staging
   }
 }
 
@@ -348,6 +434,21 @@ inline int part_threads_per_system(int n, int M)
 }
 
 inline int part_block_threads(int P) { return P >= THREADS ? P : THREADS; }
+
+// Pairing halves k_part's grid; it pays where the paired grid still has
+// several waves (H100: 2047^2 and 4095^2 Poisson 8-12% faster) and loses
+// where the grid is already short (511^2, 3D 63^3: 20-30% slower when
+// always on). Threshold: 4 blocks per SM after pairing, for the nsys
+// systems of one right-hand side. mode: State::pair_mode (-1: this rule,
+// 0 / 1: never / always).
+template <class T> inline int part_pair(size_t nsys, int spb, int sms, int mode)
+{
+  if (!part_ysmem<T>())
+    return 0;
+  if (mode >= 0)
+    return mode;
+  return (nsys + 2 * (size_t)spb - 1) / (2 * (size_t)spb) >= 4 * (size_t)sms;
+}
 
 } // namespace pscr_cuda
 

@@ -10,11 +10,14 @@
  * of right-hand sides (host and device arrays, strided, in place, groups of
  * max_batch, graph capture, zero pivots) bitwise equal to single solves;
  * single precision (R32, C32) on every size, kind and level-3 solver, with
- * the float bound of test_single.c.
+ * the float bound of test_single.c; the level-3 solver's paired mode
+ * (PSCR_CUDA_PAIR) bitwise equal to the unpaired one.
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
  * exits 77 (ctest skip) when the CUDA backend or a device is not available.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include <cuda_runtime_api.h>
 #include <float.h>
 #include <math.h>
@@ -396,6 +399,93 @@ static void device_solve(pscr_plan *plan, const void *df, void *du, void *host, 
   ck_assert_int_eq(cudaStreamSynchronize(stream), cudaSuccess);
   ck_assert_int_eq(cudaMemcpy(host, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
 }
+
+/* k_part's paired mode (two systems per slot and pass, their right-hand
+   sides formed from one read of the shared sources) against the unpaired
+   one: PSCR_CUDA_PAIR=1 against =0 (the automatic rule pairs only large
+   launches). Real types, R64 and R32, 2D and 3D, every rows-per-thread
+   choice; odd system counts leave a slot's second system past the end, and
+   eigenvalue-block boundaries split pairs. The right-hand sides are formed
+   by the same operations; the two kernels are separate instantiations whose
+   multiply-add contractions may differ, so the solutions agree to REL_DIFF
+   (relative, max norm) rather than bitwise, and both meet the bound. */
+static const int pair_sizes[][3] = {{7, 3, 0}, {40, 257, 0}, {9, 1000, 0}, {200, 150, 0},
+                                    {5, 8, 9}, {6, 11, 65}};
+#define N_PAIR_SIZES ((int)(sizeof pair_sizes / sizeof pair_sizes[0]))
+static const int pair_rows[] = {0, 2, 4, 8, 16};
+#define N_PAIR_ROWS ((int)(sizeof pair_rows / sizeof pair_rows[0]))
+
+static pscr_plan *make_batch_plan(const op *o, int max_batch, int rows);
+
+static void *solve_paired(const op *o, int rows, const char *mode, const void *f, size_t bytes)
+{
+  ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", mode, 1), 0);
+  pscr_plan *plan = make_plan_rows(o, PSCR_BACKEND_CUDA, rows);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  void *u = malloc(bytes);
+  ck_assert_ptr_nonnull(u);
+  pscr_status st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_SUCCESS, "pair %s: %s (%s)", mode, pscr_status_string(st),
+                pscr_last_error());
+  pscr_plan_destroy(plan);
+  return u;
+}
+
+START_TEST(paired_bitwise)
+{
+  const int rows = pair_rows[_i % N_PAIR_ROWS], rest = _i / N_PAIR_ROWS;
+  const int single = rest % 2, kd = (rest / 2) % 2, *sz = pair_sizes[rest / 4];
+  const int ndim = sz[2] ? 3 : 2;
+  op o;
+  make_op(&o, kd ? POISSON : RANDOM_SPD, ndim, sz, 9700u + (uint64_t)_i);
+  if (single)
+    op_to_single(&o);
+  const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9750u + (uint64_t)_i);
+  void *u0 = solve_paired(&o, rows, "0", f, bytes), *u1 = solve_paired(&o, rows, "1", f, bytes);
+  const size_t N = tu_size(o.ndim, o.pencils);
+  const double rel = tu_diff_inf(o.dtype, N, u0, u1) / tu_norm_inf(o.dtype, N, u0);
+  const double tol = single ? 1e3 * FLT_EPSILON : REL_DIFF;
+  const double b0 = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u0, f);
+  const double b1 = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u1, f);
+  if (_i % 17 == 0)
+    printf("paired case %d (%dD %s %s rows %d): relative difference %.2e, backward errors "
+           "%.2e unpaired, %.2e paired\n",
+           _i, ndim, kind_name[kd ? POISSON : RANDOM_SPD], single ? "R32" : "R64", rows, rel, b0,
+           b1);
+  ck_assert_msg(rel <= tol, "case %d (%dD %s %s rows %d): paired differs by %.3e (relative)", _i,
+                ndim, kind_name[kd ? POISSON : RANDOM_SPD], single ? "R32" : "R64", rows, rel);
+  ck_assert_msg(b1 <= case_bound(&o), "case %d: backward error %.3e", _i, b1);
+
+  /* Paired, a batch of 3 gives bitwise its single solves (pairs are formed
+     within each right-hand side, whatever the system count). */
+  ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", "1", 1), 0);
+  pscr_plan *plan = make_batch_plan(&o, 3, rows);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  char *fb = malloc(3 * bytes), *ub = malloc(3 * bytes), *us = malloc(bytes);
+  ck_assert(fb && ub && us);
+  for (int r = 0; r < 3; r++) {
+    void *fr = random_vector(&o, 9760u + 3u * (uint64_t)_i + (uint64_t)r);
+    memcpy(fb + (size_t)r * bytes, fr, bytes);
+    free(fr);
+  }
+  const size_t words = tu_size(o.ndim, o.pencils);
+  ck_assert_int_eq(pscr_solve_batch(plan, 3, fb, words, ub, words), PSCR_SUCCESS);
+  for (int r = 0; r < 3; r++) {
+    ck_assert_int_eq(pscr_solve(plan, fb + (size_t)r * bytes, us), PSCR_SUCCESS);
+    ck_assert_msg(memcmp(us, ub + (size_t)r * bytes, bytes) == 0,
+                  "case %d: paired batch right-hand side %d differs from its single solve", _i, r);
+  }
+  pscr_plan_destroy(plan);
+  free(fb);
+  free(ub);
+  free(us);
+  free(f);
+  free(u0);
+  free(u1);
+  op_free(&o);
+}
+END_TEST
 
 /* Repeated solves of one input are bitwise identical: 5 pscr_solve and
    5 pscr_solve_device calls (the kernels use no atomics in their arithmetic
@@ -1057,6 +1147,7 @@ static Suite *cuda_suite(void)
   tc = tcase_create("stream_order");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, deterministic, 0, 6);
+  tcase_add_loop_test(tc, paired_bitwise, 0, N_PAIR_SIZES * 4 * N_PAIR_ROWS);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);
   suite_add_tcase(s, tc);
