@@ -37,13 +37,11 @@ static pscr_plan *plan_for(const op *o)
   return plan;
 }
 
-/* x (count floats) widened to doubles; caller frees. */
+/* tu_widen, asserted non-NULL. */
 static double *widen(const void *x, size_t count)
 {
-  double *d = malloc(count * sizeof *d);
+  double *d = tu_widen(x, count);
   ck_assert_ptr_nonnull(d);
-  for (size_t i = 0; i < count; i++)
-    d[i] = ((const float *)x)[i];
   return d;
 }
 

@@ -99,8 +99,7 @@ size_t tu_size(int ndim, const pscr_pencil *pencils)
   return n;
 }
 
-/* count floats widened to a new array of doubles (NULL for NULL). */
-static double *tu_widen(const void *x, size_t count)
+double *tu_widen(const void *x, size_t count)
 {
   if (!x)
     return NULL;

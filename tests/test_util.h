@@ -34,6 +34,10 @@ double tu_diff_inf(pscr_dtype dtype, size_t n, const void *x, const void *y);
 /* Total number of unknowns of the operator. */
 size_t tu_size(int ndim, const pscr_pencil *pencils);
 
+/* count floats widened to a new array of doubles (NULL for NULL, or when out
+   of memory); caller frees. */
+double *tu_widen(const void *x, size_t count);
+
 /*
  * Normwise backward error ||A u - f||_inf / (||A||_inf ||u||_inf + ||f||_inf),
  * with A applied through pscr_operator_apply (independent of the solver).
