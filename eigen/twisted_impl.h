@@ -107,6 +107,44 @@ static inline eig_vd eig_vd_fnma(eig_vd a, eig_vd b, eig_vd c)
 #endif
 }
 
+/* Unroll the loop over a batch's lane vectors (the fused lane kernels
+ * carry several recurrences per lane vector; rolled, GCC keeps them in
+ * memory and runs the lane vectors' chains one after the other). */
+#if defined(__clang__)
+#define EIG_UNROLL_NV _Pragma("unroll")
+#elif defined(__GNUC__)
+#define EIG_UNROLL_NV _Pragma("GCC unroll 2")
+#else
+#define EIG_UNROLL_NV
+#endif
+
+/* The eight lanes of a mask as the bits of a byte (lane l: bit l), and
+ * back: the interchanges of a factorization stored in a byte per lane
+ * vector, where the mask takes 64. */
+static inline unsigned char eig_vm_bits(eig_vm m)
+{
+#if defined(__AVX512DQ__)
+  return (unsigned char)_mm512_movepi64_mask((__m512i)m);
+#else
+  unsigned k = 0;
+  for (int l = 0; l < EIG_VL; l++)
+    k |= (m[l] < 0 ? 1u : 0u) << l;
+  return (unsigned char)k;
+#endif
+}
+
+static inline eig_vm eig_vm_unbits(unsigned char k)
+{
+#if defined(__AVX512DQ__)
+  return (eig_vm)_mm512_movm_epi64((__mmask8)k);
+#else
+  eig_vm m;
+  for (int l = 0; l < EIG_VL; l++)
+    m[l] = (k >> l) & 1u ? -1 : 0;
+  return m;
+#endif
+}
+
 /* Transpose the 8 x 8 matrix whose rows are r[0..7], in place. */
 static inline void eig_transpose8(eig_vd *r)
 {
