@@ -265,6 +265,27 @@ static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
 }
 #endif
 
+/* acc + a b and acc - a b of the twisted kernels: real, rounded once
+ * (fused multiply-add); complex, the product of v_mul then the sum (as
+ * before: v_mac and v_nmac would round differently). */
+static inline EIG(v) EIG(tw_mac)(EIG(v) acc, EIG(v) a, EIG(v) b)
+{
+#if EIG_IS_REAL
+  return eig_vd_fma(a, b, acc);
+#else
+  return EIG(v_add)(acc, EIG(v_mul)(a, b));
+#endif
+}
+
+static inline EIG(v) EIG(tw_nmac)(EIG(v) acc, EIG(v) a, EIG(v) b)
+{
+#if EIG_IS_REAL
+  return eig_vd_fnma(a, b, acc);
+#else
+  return EIG(v_sub)(acc, EIG(v_mul)(a, b));
+#endif
+}
+
 /* Result of one lane: the pivot gamma_r, its row r, ||z||_inf, z^T M z. */
 typedef struct EIG(twres) {
   EIG_T gamma, zmz;
@@ -317,9 +338,9 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
     }
   }
   /* Entries of K = A - sigma M: diagonal i, off-diagonal (i, i+1). */
-#define EIG_TW_DIAG(b, i) EIG(v_sub)(EIG(v_splat)(ad[i]), EIG(v_mul)(s[b], EIG(v_splat)(md[i])))
+#define EIG_TW_DIAG(b, i) EIG(tw_nmac)(EIG(v_splat)(ad[i]), s[b], EIG(v_splat)(md[i]))
 #define EIG_TW_OFF(b, i)                                                                      \
-  (mo ? EIG(v_sub)(EIG(v_splat)(ao[i]), EIG(v_mul)(s[b], EIG(v_splat)(mo[i])))                \
+  (mo ? EIG(tw_nmac)(EIG(v_splat)(ao[i]), s[b], EIG(v_splat)(mo[i]))                         \
       : EIG(v_splat)(ao[i]))
   /* Top-down: lp_i = K_{i,i+1} / D+_i, D+_{i+1} = K_{i+1,i+1} - lp_i K_{i,i+1}
    * (as K_{i+1,i+1} - K_{i,i+1}^2 (1 / D+_i): the square is off the
@@ -333,7 +354,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
       EIG(v) r = EIG(v_recip)(EIG(v_floor)(dp[b], pt[b]));
       rp[(size_t)i * NV + b] = r;
       lp[(size_t)i * NV + b] = EIG(v_mul)(e, r);
-      dp[b] = EIG(v_sub)(EIG_TW_DIAG(b, i + 1), EIG(v_mul)(EIG(v_mul)(e, e), r));
+      dp[b] = EIG(tw_nmac)(EIG_TW_DIAG(b, i + 1), EIG(v_mul)(e, e), r);
     }
   }
   /* Bottom-up: um_i = K_{i-1,i} / D-_i, D-_{i-1} = K_{i-1,i-1} - um_i
@@ -348,7 +369,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
   for (int i = n - 1; i > 0; i--) {
     for (int b = 0; b < NV; b++) {
       EIG(v) e = EIG_TW_OFF(b, i - 1);
-      EIG(v) g = EIG(v_sub)(dm[b], EIG(v_mul)(lp[(size_t)(i - 1) * NV + b], e));
+      EIG(v) g = EIG(tw_nmac)(dm[b], lp[(size_t)(i - 1) * NV + b], e);
       eig_vd ag = EIG(v_abs1)(g);
       eig_vm better = (eig_vm)(ag < abest[b]);
       abest[b] = eig_vd_sel(better, ag, abest[b]);
@@ -357,7 +378,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
       EIG(v) r = EIG(v_recip)(EIG(v_floor)(dm[b], pt[b]));
       rm[(size_t)i * NV + b] = r;
       um[(size_t)i * NV + b] = EIG(v_mul)(e, r);
-      dm[b] = EIG(v_sub)(EIG_TW_DIAG(b, i - 1), EIG(v_mul)(EIG(v_mul)(e, e), r));
+      dm[b] = EIG(tw_nmac)(EIG_TW_DIAG(b, i - 1), EIG(v_mul)(e, e), r);
     }
   }
   for (int b = 0; b < NV; b++) { /* gamma_0 = D-_0 */
@@ -404,8 +425,8 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
       EIG(v) v = z[(size_t)i * NV + b];
       EIG(v) mv = EIG(v_mul)(EIG(v_splat)(md[i]), v);
       if (mo && i < n - 1)
-        mv = EIG(v_add)(mv, EIG(v_mul)(EIG(v_splat)(2.0 * mo[i]), z[(size_t)(i + 1) * NV + b]));
-      zmz = EIG(v_add)(zmz, EIG(v_mul)(v, mv));
+        mv = EIG(tw_mac)(mv, EIG(v_splat)(2.0 * mo[i]), z[(size_t)(i + 1) * NV + b]);
+      zmz = EIG(tw_mac)(zmz, v, mv);
       eig_vd a = EIG(v_abs1)(v);
       zmax = eig_vd_sel((eig_vm)(a > zmax), a, zmax);
       zsum += a;
@@ -443,7 +464,7 @@ static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(
   for (int i = 0; i < n; i++)
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      c[q] = i > 0 ? EIG(v_sub)(b[k], EIG(v_mul)(lp[k - NV], c[q])) : b[k];
+      c[q] = i > 0 ? EIG(tw_nmac)(b[k], lp[k - NV], c[q]) : b[k];
       x[k] = c[q];
     }
   /* Rows i >= r bottom-up: u_i = b_i - um_{i+1} u_{i+1}; y_r = t_r + u_r
@@ -452,7 +473,7 @@ static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      c[q] = i < n - 1 ? EIG(v_sub)(b[k], EIG(v_mul)(um[k + NV], c[q])) : b[k];
+      c[q] = i < n - 1 ? EIG(tw_nmac)(b[k], um[k + NV], c[q]) : b[k];
       eig_vm below = (eig_vm)(di > f->r[q]), at = (eig_vm)(di == f->r[q]);
       EIG(v) y = EIG(v_sel)(below, c[q], EIG(v_sel)(at, EIG(v_sub)(EIG(v_add)(x[k], c[q]), b[k]), x[k]));
       EIG(v) d = EIG(v_sel)(below, rm[k], EIG(v_sel)(at, rg[q], rp[k]));
@@ -465,7 +486,7 @@ static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      EIG(v) t = EIG(v_sub)(x[k], EIG(v_mul)(um[k], x[k - NV]));
+      EIG(v) t = EIG(tw_nmac)(x[k], um[k], x[k - NV]);
       x[k] = EIG(v_sel)((eig_vm)(di > f->r[q]), t, x[k]);
     }
   }
@@ -473,7 +494,7 @@ static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      EIG(v) t = EIG(v_sub)(x[k], EIG(v_mul)(lp[k], x[k + NV]));
+      EIG(v) t = EIG(tw_nmac)(x[k], lp[k], x[k + NV]);
       x[k] = EIG(v_sel)((eig_vm)(di < f->r[q]), t, x[k]);
     }
   }
