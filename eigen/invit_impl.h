@@ -552,12 +552,8 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
   }
   /* Two steps of inverse iteration: b = M z, z = K^{-1} b. */
   eig_vd bn[NV], zn[NV];
-  EIG(lane_mass)(n, cx->md, cx->mo, tb->z, bm);
-  EIG(twisted_solve)(n, f, bm, tb->z);
-  EIG(lane_mass)(n, cx->md, cx->mo, tb->z, bm);
-  EIG(lane_norms)(n, bm, bn);
-  EIG(twisted_solve)(n, f, bm, tb->z);
-  EIG(lane_norms)(n, tb->z, zn);
+  EIG(twisted_solve)(n, f, cx->md, cx->mo, tb->z, bm, NULL, NULL);
+  EIG(twisted_solve)(n, f, cx->md, cx->mo, tb->z, bm, bn, zn);
   EIG(v) sc[NV];
   for (int b = 0; b < NV; b++) {
     sc[b] = EIG(v_splat)(1.0);

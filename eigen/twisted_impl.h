@@ -442,60 +442,93 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
 }
 
 /*
- * x = K^{-1} b with the twisted factorizations f of a batch: one step of
- * inverse iteration from the twisted vectors (b = M z), which damps their
+ * z = K^{-1} M z with the twisted factorizations f of a batch: one step of
+ * inverse iteration from the twisted vectors, which damps their
  * components along other eigenvectors by a further factor (eigenvalue
  * error) / gap and leaves only the rounding errors of the solve, spread
  * over the vector. K = N D N^T with N unit lower bidiagonal (lp) above row
  * r and unit upper bidiagonal (um) below it, D = diag(D+_0.., gamma_r,
  * ..D-_{n-1}): N y = b from both ends towards r, then x = N^{-T} D^{-1} y
- * from r outwards. b, x: EIG_TW_NV n lane vectors (not aliased).
+ * from r outwards. b = M z (row by row, as lane_mass_rows) is kept in bm
+ * (EIG_TW_NV n lane vectors), and the passes are fused (three instead of
+ * six; the same arithmetic): b with the top-down sweep of N y = b, the
+ * bottom-up sweep with x = N^{-T} D^{-1} y above r, the rest below r.
+ * bnrm, znrm (not NULL): per lane ||b||_inf and ||x||_inf (lane_norms).
  */
-static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(v) * x)
+static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG_T *md, const EIG_T *mo,
+                               EIG(v) * z, EIG(v) * bm, eig_vd *bnrm, eig_vd *znrm)
 {
   enum { NV = EIG_TW_NV };
   const EIG(v) *lp = f->lp, *um = f->um, *rp = f->rp, *rm = f->rm;
-  EIG(v) c[NV], rg[NV];
+  const EIG(v) zero = EIG(v_splat)(0.0);
+  EIG(v) c[NV], rg[NV], zc[NV], zp[NV], xn[NV];
+  eig_vd m[NV], sum[NV];
   for (int q = 0; q < NV; q++) {
     rg[q] = EIG(v_recip)(EIG(v_floor)(f->gam[q], f->pt[q]));
-    c[q] = EIG(v_splat)(0.0);
+    c[q] = zero;
+    zp[q] = xn[q] = zero;
+    zc[q] = z[q];
+    m[q] = sum[q] = eig_vd_splat(0.0);
   }
-  /* Rows i <= r top-down: t_i = b_i - lp_{i-1} t_{i-1}. */
+  /* Rows i <= r top-down: t_i = b_i - lp_{i-1} t_{i-1} (x = z in place:
+   * rows i-1 and i of z ride along in registers). */
   for (int i = 0; i < n; i++)
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      c[q] = i > 0 ? EIG(tw_nmac)(b[k], lp[k - NV], c[q]) : b[k];
-      x[k] = c[q];
+      EIG(v) zn = i < n - 1 ? z[k + NV] : zero;
+      EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), zc[q]);
+      if (mo && i > 0)
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i - 1]), zp[q]);
+      if (mo && i < n - 1)
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i]), zn);
+      bm[k] = s;
+      if (bnrm) {
+        eig_vd a = EIG(v_abs1)(s);
+        m[q] = eig_vd_sel((eig_vm)(a > m[q]), a, m[q]);
+        sum[q] += a;
+      }
+      zp[q] = zc[q];
+      zc[q] = zn;
+      c[q] = i > 0 ? EIG(tw_nmac)(s, lp[k - NV], c[q]) : s;
+      z[k] = c[q];
     }
+  for (int q = 0; bnrm && q < NV; q++) {
+    bnrm[q] = eig_vd_sel((eig_vm)(sum[q] != sum[q]), sum[q], m[q]);
+    m[q] = sum[q] = eig_vd_splat(0.0);
+  }
   /* Rows i >= r bottom-up: u_i = b_i - um_{i+1} u_{i+1}; y_r = t_r + u_r
-   * - b_r; then D^{-1}. */
+   * - b_r; then D^{-1}; above r at once x_i = w_i - lp_i x_{i+1} (x_{i+1}
+   * final: rows up to r take no later step). */
   for (int i = n - 1; i >= 0; i--) {
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      c[q] = i < n - 1 ? EIG(tw_nmac)(b[k], um[k + NV], c[q]) : b[k];
+      c[q] = i < n - 1 ? EIG(tw_nmac)(bm[k], um[k + NV], c[q]) : bm[k];
       eig_vm below = (eig_vm)(di > f->r[q]), at = (eig_vm)(di == f->r[q]);
-      EIG(v) y = EIG(v_sel)(below, c[q], EIG(v_sel)(at, EIG(v_sub)(EIG(v_add)(x[k], c[q]), b[k]), x[k]));
+      EIG(v) y = EIG(v_sel)(below, c[q], EIG(v_sel)(at, EIG(v_sub)(EIG(v_add)(z[k], c[q]), bm[k]), z[k]));
       EIG(v) d = EIG(v_sel)(below, rm[k], EIG(v_sel)(at, rg[q], rp[k]));
-      x[k] = EIG(v_mul)(y, d);
+      EIG(v) xk = EIG(v_mul)(y, d);
+      if (i < n - 1)
+        xk = EIG(v_sel)((eig_vm)(di < f->r[q]), EIG(tw_nmac)(xk, lp[k], xn[q]), xk);
+      z[k] = xn[q] = xk;
     }
   }
-  /* x_i = w_i - um_i x_{i-1} below r (top-down), w_i - lp_i x_{i+1} above
-   * r (bottom-up). */
-  for (int i = 1; i < n; i++) {
+  /* x_i = w_i - um_i x_{i-1} below r (top-down). */
+  for (int i = 0; i < n; i++) {
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      EIG(v) t = EIG(tw_nmac)(x[k], um[k], x[k - NV]);
-      x[k] = EIG(v_sel)((eig_vm)(di > f->r[q]), t, x[k]);
+      EIG(v) xk = z[k];
+      if (i > 0)
+        xk = EIG(v_sel)((eig_vm)(di > f->r[q]), EIG(tw_nmac)(xk, um[k], xn[q]), xk);
+      z[k] = xn[q] = xk;
+      if (znrm) {
+        eig_vd a = EIG(v_abs1)(xk);
+        m[q] = eig_vd_sel((eig_vm)(a > m[q]), a, m[q]);
+        sum[q] += a;
+      }
     }
   }
-  for (int i = n - 2; i >= 0; i--) {
-    eig_vd di = eig_vd_splat(i);
-    for (int q = 0; q < NV; q++) {
-      size_t k = (size_t)i * NV + q;
-      EIG(v) t = EIG(tw_nmac)(x[k], lp[k], x[k + NV]);
-      x[k] = EIG(v_sel)((eig_vm)(di < f->r[q]), t, x[k]);
-    }
-  }
+  for (int q = 0; znrm && q < NV; q++)
+    znrm[q] = eig_vd_sel((eig_vm)(sum[q] != sum[q]), sum[q], m[q]);
 }
