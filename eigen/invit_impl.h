@@ -552,12 +552,8 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
   }
   /* Two steps of inverse iteration: b = M z, z = K^{-1} b. */
   eig_vd bn[NV], zn[NV];
-  EIG(lane_mass)(n, cx->md, cx->mo, tb->z, bm);
-  EIG(twisted_solve)(n, f, bm, tb->z);
-  EIG(lane_mass)(n, cx->md, cx->mo, tb->z, bm);
-  EIG(lane_norms)(n, bm, bn);
-  EIG(twisted_solve)(n, f, bm, tb->z);
-  EIG(lane_norms)(n, tb->z, zn);
+  EIG(twisted_solve)(n, f, cx->md, cx->mo, tb->z, bm, NULL, NULL);
+  EIG(twisted_solve)(n, f, cx->md, cx->mo, tb->z, bm, bn, zn);
   EIG(v) sc[NV];
   for (int b = 0; b < NV; b++) {
     sc[b] = EIG(v_splat)(1.0);
@@ -588,32 +584,91 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
  * solve wait on one division or product per row, sixteen recurrences now
  * share that latency.
  *
- * f: factors, 4 EIG_TW_NV n lane vectors (dinv, dl, du, du2) and the
- * interchanges ip (EIG_TW_NV n masks).
+ * The batch streams through the cache hierarchy (some 10 MB at n = 8191),
+ * so the steps are fused into as few passes as the recurrences allow:
+ * lane_factor_fwd factors, forms b = M z and runs the forward solve in one
+ * pass, lane_back the backward solve and ||x||_inf, lane_mass_fwd the next
+ * M z (of the scaled x, formed on the fly) and its forward solve. The
+ * arithmetic is that of the separate passes, operation for operation.
+ *
+ * f: reciprocal pivots dinv, multipliers dl, U's first off-diagonal du
+ * divided by the pivot (EIG_TW_NV n lane vectors each) and the
+ * interchanges ip (a byte of eig_vm_bits per lane vector and row). U's
+ * second off-diagonal, nonzero only after an interchange, is formed again
+ * by the backward solves from the pencil and ip (lane_du2): the backward
+ * passes wait on memory, not on arithmetic.
  */
 typedef struct EIG(plu) {
-  EIG(v) *dinv, *dl, *du, *du2;
-  eig_vm *ip;
+  EIG(v) *dinv, *dl, *du;
+  unsigned char *ip;
 } EIG(plu);
 
-static void EIG(lane_factor)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_T *md,
-                             const EIG_T *mo, const EIG(v) * s, const eig_vd *pt,
-                             const EIG(plu) * f)
+/* Entry (i, i+1) of A - sigma M for the shifts s. */
+static inline EIG(v) EIG(lane_off)(const EIG_T *ao, const EIG_T *mo, EIG(v) s, int i)
+{
+  return mo ? EIG(v_nmac)(EIG(v_splat)(ao[i]), s, EIG(v_splat)(mo[i])) : EIG(v_splat)(ao[i]);
+}
+
+/* Row i < n-2 of U's second off-diagonal divided by the pivot (dinv):
+ * entry (i+1, i+2) of A - sigma M where row i was interchanged, else 0. */
+static inline EIG(v) EIG(lane_du2)(const EIG_T *ao, const EIG_T *mo, EIG(v) s, int i,
+                                   unsigned char ip, EIG(v) dinv)
+{
+  EIG(v) p2 = EIG(v_sel)(eig_vm_unbits(ip), EIG(lane_off)(ao, mo, s, i + 1), EIG(v_splat)(0.0));
+  return EIG(v_mul)(p2, dinv);
+}
+
+/* Row i of M z from rows i-1, i, i+1 of z (as lane_mass_rows). */
+static inline EIG(v) EIG(mass_row)(int n, const EIG_T *md, const EIG_T *mo, int i, EIG(v) zm,
+                                   EIG(v) zi, EIG(v) zp)
+{
+  EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), zi);
+  if (mo && i > 0)
+    s = EIG(v_mac)(s, EIG(v_splat)(mo[i - 1]), zm);
+  if (mo && i < n - 1)
+    s = EIG(v_mac)(s, EIG(v_splat)(mo[i]), zp);
+  return s;
+}
+
+/* Row i, lane vector b of the random starts: the window seq[i + 8 b ..] of
+ * the full batch's sequence (seq not NULL), else z0's row. */
+static inline EIG(v) EIG(start_row)(const double *seq, const EIG(v) * z0, size_t i, int b)
+{
+  if (!seq)
+    return z0[i * EIG_TW_NV + b];
+  eig_vd re;
+  memcpy(&re, seq + i + (size_t)b * EIG_VL, sizeof re);
+#if EIG_IS_REAL
+  return re;
+#else
+  return (EIG(v)){re, eig_vd_splat(0.0)};
+#endif
+}
+
+/* Factor A - sigma M (shifts s, pivot floors pt) into f and, in the same
+ * pass, x = L^{-1} P M z for the starts z (start_row of seq, z0). */
+static void EIG(lane_factor_fwd)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_T *md,
+                                 const EIG_T *mo, const EIG(v) * s, const eig_vd *pt,
+                                 const EIG(plu) * f, const double *seq, const EIG(v) * z0,
+                                 EIG(v) * x)
 {
   enum { NV = EIG_TW_NV };
   const EIG(v) zero = EIG(v_splat)(0.0);
-#define EIG_PL_OFF(b, i)                                                                      \
-  (mo ? EIG(v_nmac)(EIG(v_splat)(ao[i]), s[b], EIG(v_splat)(mo[i])) : EIG(v_splat)(ao[i]))
-  EIG(v) dc[NV], uc[NV];
+  EIG(v) dc[NV], uc[NV], lc[NV], zc[NV], zn[NV], xi[NV];
   for (int b = 0; b < NV; b++) {
     dc[b] = EIG(v_nmac)(EIG(v_splat)(ad[0]), s[b], EIG(v_splat)(md[0]));
-    uc[b] = n > 1 ? EIG_PL_OFF(b, 0) : zero;
+    lc[b] = uc[b] = n > 1 ? EIG(lane_off)(ao, mo, s[b], 0) : zero;
+    zc[b] = EIG(start_row)(seq, z0, 0, b);
+    zn[b] = n > 1 ? EIG(start_row)(seq, z0, 1, b) : zero;
+    xi[b] = EIG(mass_row)(n, md, mo, 0, zero, zc[b], zn[b]);
   }
   for (int i = 0; i < n - 1; i++) {
+    EIG_UNROLL_NV
     for (int b = 0; b < NV; b++) {
-      EIG(v) l = EIG_PL_OFF(b, i);
+      EIG(v) l = lc[b]; /* entry (i+1, i): the previous row's un */
       EIG(v) dn = EIG(v_nmac)(EIG(v_splat)(ad[i + 1]), s[b], EIG(v_splat)(md[i + 1]));
-      EIG(v) un = i < n - 2 ? EIG_PL_OFF(b, i + 1) : zero;
+      EIG(v) un = i < n - 2 ? EIG(lane_off)(ao, mo, s[b], i + 1) : zero;
+      lc[b] = un;
       eig_vm sw = (eig_vm)(EIG(v_abs1)(dc[b]) < EIG(v_abs1)(l));
       EIG(v) p0 = EIG(v_sel)(sw, l, dc[b]), q0 = EIG(v_sel)(sw, dc[b], l);
       EIG(v) p1 = EIG(v_sel)(sw, dn, uc[b]), q1 = EIG(v_sel)(sw, uc[b], dn);
@@ -624,48 +679,106 @@ static void EIG(lane_factor)(int n, const EIG_T *ad, const EIG_T *ao, const EIG_
       f->dinv[k] = r;
       f->dl[k] = m;
       f->du[k] = EIG(v_mul)(p1, r);
-      f->du2[k] = EIG(v_mul)(p2, r);
-      f->ip[k] = sw;
+      f->ip[k] = eig_vm_bits(sw);
       dc[b] = EIG(v_nmac)(q1, m, p1);
       uc[b] = EIG(v_nmac)(q2, m, p2);
+      /* Row i+1 of M z, then the forward step of row i. */
+      EIG(v) z2 = i < n - 2 ? EIG(start_row)(seq, z0, (size_t)i + 2, b) : zero;
+      EIG(v) bn = EIG(mass_row)(n, md, mo, i + 1, zc[b], zn[b], z2);
+      zc[b] = zn[b];
+      zn[b] = z2;
+      EIG(v) piv = EIG(v_sel)(sw, bn, xi[b]), oth = EIG(v_sel)(sw, xi[b], bn);
+      x[k] = piv;
+      xi[b] = EIG(v_nmac)(oth, m, piv);
     }
   }
-#undef EIG_PL_OFF
   for (int b = 0; b < NV; b++) {
     const size_t k = (size_t)(n - 1) * NV + b;
     f->dinv[k] = EIG(v_recip)(EIG(v_floor)(dc[b], pt[b]));
-    f->dl[k] = f->du[k] = f->du2[k] = zero;
-    f->ip[k] = (eig_vm)(eig_vd_splat(0.0) != eig_vd_splat(0.0));
+    x[k] = xi[b];
   }
 }
 
-/* x = (A - sigma M)^{-1} x in place, with the factors of lane_factor. */
-static void EIG(lane_lu_solve)(int n, const EIG(plu) * f, EIG(v) * x)
+/* Row i of z = x sc (zero past the last row). */
+static inline EIG(v) EIG(xs_row)(int n, const EIG(v) * x, size_t i, int b, eig_vd sc)
+{
+  return (int)i < n ? EIG(v_rscale)(x[i * EIG_TW_NV + b], sc) : EIG(v_splat)(0.0);
+}
+
+/* b = M z for z = x sc (per lane vector scale, formed row by row), bn =
+ * ||b||_inf (lane_norms), and x = L^{-1} P b in place. */
+static void EIG(lane_mass_fwd)(int n, const EIG_T *md, const EIG_T *mo, const EIG(plu) * f,
+                               EIG(v) * x, const eig_vd *sc, eig_vd *bnrm)
 {
   enum { NV = EIG_TW_NV };
-  EIG(v) xi[NV];
-  for (int b = 0; b < NV; b++)
-    xi[b] = x[b];
+  const EIG(v) zero = EIG(v_splat)(0.0);
+  EIG(v) zc[NV], zn[NV], xi[NV];
+  eig_vd m[NV], sum[NV];
+  for (int b = 0; b < NV; b++) {
+    zc[b] = EIG(xs_row)(n, x, 0, b, sc[b]);
+    zn[b] = EIG(xs_row)(n, x, 1, b, sc[b]);
+    xi[b] = EIG(mass_row)(n, md, mo, 0, zero, zc[b], zn[b]);
+    sum[b] = m[b] = EIG(v_abs1)(xi[b]);
+  }
   for (int i = 0; i < n - 1; i++)
+    EIG_UNROLL_NV
     for (int b = 0; b < NV; b++) {
       const size_t k = (size_t)i * NV + b;
-      EIG(v) xn = x[k + NV];
-      EIG(v) piv = EIG(v_sel)(f->ip[k], xn, xi[b]), oth = EIG(v_sel)(f->ip[k], xi[b], xn);
+      EIG(v) z2 = EIG(xs_row)(n, x, (size_t)i + 2, b, sc[b]);
+      EIG(v) bn = EIG(mass_row)(n, md, mo, i + 1, zc[b], zn[b], z2);
+      zc[b] = zn[b];
+      zn[b] = z2;
+      eig_vd a = EIG(v_abs1)(bn);
+      m[b] = eig_vd_sel((eig_vm)(a > m[b]), a, m[b]);
+      sum[b] += a;
+      eig_vm sw = eig_vm_unbits(f->ip[k]);
+      EIG(v) piv = EIG(v_sel)(sw, bn, xi[b]), oth = EIG(v_sel)(sw, xi[b], bn);
       x[k] = piv;
       xi[b] = EIG(v_nmac)(oth, f->dl[k], piv);
     }
   for (int b = 0; b < NV; b++) {
+    x[(size_t)(n - 1) * NV + b] = xi[b];
+    bnrm[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
+  }
+}
+
+/* x = U^{-1} x in place (after lane_factor_fwd or lane_mass_fwd; ao, mo,
+ * s for lane_du2), and xn = ||x||_inf (lane_norms). */
+static void EIG(lane_back)(int n, const EIG_T *ao, const EIG_T *mo, const EIG(v) * s,
+                           const EIG(plu) * f, EIG(v) * x, eig_vd *xnrm)
+{
+  enum { NV = EIG_TW_NV };
+  EIG(v) x1[NV], x2[NV]; /* rows i+1, i+2 */
+  eig_vd m[NV], sum[NV];
+  for (int b = 0; b < NV; b++) {
     const size_t k = (size_t)(n - 1) * NV + b;
-    x[k] = EIG(v_mul)(xi[b], f->dinv[k]);
-    if (n > 1)
-      x[k - NV] = EIG(v_nmac)(EIG(v_mul)(x[k - NV], f->dinv[k - NV]), f->du[k - NV], x[k]);
+    x1[b] = x[k] = EIG(v_mul)(x[k], f->dinv[k]);
+    sum[b] = m[b] = EIG(v_abs1)(x1[b]);
+    if (n > 1) {
+      x2[b] = x1[b];
+      x1[b] = x[k - NV] =
+          EIG(v_nmac)(EIG(v_mul)(x[k - NV], f->dinv[k - NV]), f->du[k - NV], x2[b]);
+      eig_vd a = EIG(v_abs1)(x1[b]);
+      m[b] = eig_vd_sel((eig_vm)(a > m[b]), a, m[b]);
+      sum[b] += a;
+    }
   }
   for (int i = n - 3; i >= 0; i--)
+    EIG_UNROLL_NV
     for (int b = 0; b < NV; b++) {
       const size_t k = (size_t)i * NV + b;
-      x[k] = EIG(v_nmac)(EIG(v_nmac)(EIG(v_mul)(x[k], f->dinv[k]), f->du2[k], x[k + 2 * NV]),
-                         f->du[k], x[k + NV]);
+      EIG(v) du2 = EIG(lane_du2)(ao, mo, s[b], i, f->ip[k], f->dinv[k]);
+      EIG(v) xk = EIG(v_nmac)(EIG(v_nmac)(EIG(v_mul)(x[k], f->dinv[k]), du2, x2[b]),
+                              f->du[k], x1[b]);
+      x[k] = xk;
+      x2[b] = x1[b];
+      x1[b] = xk;
+      eig_vd a = EIG(v_abs1)(xk);
+      m[b] = eig_vd_sel((eig_vm)(a > m[b]), a, m[b]);
+      sum[b] += a;
     }
+  for (int b = 0; b < NV; b++)
+    xnrm[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
 }
 
 /*
@@ -677,7 +790,7 @@ static void EIG(lane_lu_solve)(int n, const EIG(plu) * f, EIG(v) * x)
  * as there). Lanes in tight clusters, and lanes not accepted (an
  * eigenvalue the Rayleigh quotient must refine, complex), are left to
  * invit_one in the sweep. Accepted vectors are scaled to ||z||_inf = 1.
- * scr: 6 EIG_TW_NV n lane vectors.
+ * scr: 5 EIG_TW_NV n lane vectors (factors, x).
  */
 static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * scr)
 {
@@ -686,8 +799,8 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
   const double eps = DBL_EPSILON;
   const size_t nl = (size_t)NV * n;
   const EIG_T *lam0 = cx->lambda0;
-  EIG(plu) f = {scr, scr + nl, scr + 2 * nl, scr + 3 * nl, (eig_vm *)(scr + 4 * nl)};
-  EIG(v) *bm = scr + 5 * nl, *z = tb->z;
+  EIG(plu) f = {scr, scr + nl, scr + 2 * nl, (unsigned char *)(scr + 3 * nl)};
+  EIG(v) *x = scr + 4 * nl, *z = tb->z;
   EIG(v) s[NV];
   eig_vd pt[NV];
   double tol1[L];
@@ -708,27 +821,18 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
   }
   if (!any)
     return;
-  EIG(lane_factor)(n, cx->ad, cx->ao, cx->md, cx->mo, s, pt, &f);
-  /* Starts: lane l gets invit_one's random start of index j0 + l. Row i
-   * of a full batch is the window seq[i .. i + L-1] of the sequence
-   * seq[k] = eig_splitmix_unit(k + j0 + 2) (random_start), built in bm;
-   * the last batch (lanes past cnt repeat lane cnt-1) lane by lane. */
+  /* Starts (in z until the end): lane l gets invit_one's random start of
+   * index j0 + l. Row i of a full batch is the window seq[i .. i + L-1] of
+   * the sequence seq[k] = eig_splitmix_unit(k + j0 + 2) (random_start);
+   * the last batch (lanes past cnt repeat lane cnt-1) is built lane by
+   * lane. */
+  double *seq = NULL;
   if (cnt == L) {
-    double *seq = (double *)bm;
+    seq = (double *)z;
     for (int k = 0; k < n + L - 1; k++)
       seq[k] = eig_splitmix_unit((uint64_t)k + (uint64_t)j0 + 2u);
-    for (size_t i = 0; i < (size_t)n; i++)
-      for (int b = 0; b < NV; b++) {
-        eig_vd re;
-        memcpy(&re, seq + i + (size_t)b * VL, sizeof re);
-#if EIG_IS_REAL
-        z[i * NV + b] = re;
-#else
-        z[i * NV + b] = (EIG(v)){re, eig_vd_splat(0.0)};
-#endif
-      }
   } else {
-    EIG_T *tmp = (EIG_T *)bm;
+    EIG_T *tmp = (EIG_T *)x;
     for (int l = 0; l < L; l++) {
       EIG(random_start)(n, j0 + (l < cnt ? l : cnt - 1), tmp);
       EIG(v) *zb = z + l / VL;
@@ -736,21 +840,22 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
         EIG(v_put)(&zb[(size_t)i * NV], l % VL, tmp[i]);
     }
   }
-  eig_vd bn[NV], zn[NV];
+  /* Two solves: b = M z, x = (A - sigma M)^{-1} b, z = x / ||x||_inf. */
+  eig_vd bn[NV], zn[NV], sc[NV];
   for (int it = 0; it < 2; it++) {
-    EIG(lane_mass)(n, cx->md, cx->mo, z, bm);
-    EIG(lane_norms)(n, bm, bn);
-    EIG(lane_lu_solve)(n, &f, bm);
-    EIG(lane_norms)(n, bm, zn);
-    eig_vd sc[NV];
+    if (it == 0)
+      EIG(lane_factor_fwd)(n, cx->ad, cx->ao, cx->md, cx->mo, s, pt, &f, seq, z, x);
+    else
+      EIG(lane_mass_fwd)(n, cx->md, cx->mo, &f, x, sc, bn);
+    EIG(lane_back)(n, cx->ao, cx->mo, s, &f, x, zn);
     for (int b = 0; b < NV; b++) { /* 1 / ||x||_inf, 0 where not finite */
       eig_vd r = 1.0 / zn[b];
       sc[b] = eig_vd_sel((eig_vm)(eig_vd_abs(r) <= eig_vd_splat(DBL_MAX)), r, eig_vd_splat(0.0));
     }
-    for (size_t i = 0; i < (size_t)n; i++)
-      for (int b = 0; b < NV; b++)
-        z[i * NV + b] = EIG(v_rscale)(bm[i * NV + b], sc[b]);
   }
+  for (size_t i = 0; i < (size_t)n; i++)
+    for (int b = 0; b < NV; b++)
+      z[i * NV + b] = EIG(v_rscale)(x[i * NV + b], sc[b]);
   for (int l = 0; l < cnt; l++) {
     double b1 = bn[l / VL][l % VL], z1 = zn[l / VL][l % VL];
     tb->ok[l] = !EIG(in_tight)(lam0, j0 + l, cx->tight) && z1 > 0.0 && isfinite(z1) &&

@@ -107,6 +107,44 @@ static inline eig_vd eig_vd_fnma(eig_vd a, eig_vd b, eig_vd c)
 #endif
 }
 
+/* Unroll the loop over a batch's lane vectors (the fused lane kernels
+ * carry several recurrences per lane vector; rolled, GCC keeps them in
+ * memory and runs the lane vectors' chains one after the other). */
+#if defined(__clang__)
+#define EIG_UNROLL_NV _Pragma("unroll")
+#elif defined(__GNUC__)
+#define EIG_UNROLL_NV _Pragma("GCC unroll 2")
+#else
+#define EIG_UNROLL_NV
+#endif
+
+/* The eight lanes of a mask as the bits of a byte (lane l: bit l), and
+ * back: the interchanges of a factorization stored in a byte per lane
+ * vector, where the mask takes 64. */
+static inline unsigned char eig_vm_bits(eig_vm m)
+{
+#if defined(__AVX512DQ__)
+  return (unsigned char)_mm512_movepi64_mask((__m512i)m);
+#else
+  unsigned k = 0;
+  for (int l = 0; l < EIG_VL; l++)
+    k |= (m[l] < 0 ? 1u : 0u) << l;
+  return (unsigned char)k;
+#endif
+}
+
+static inline eig_vm eig_vm_unbits(unsigned char k)
+{
+#if defined(__AVX512DQ__)
+  return (eig_vm)_mm512_movm_epi64((__mmask8)k);
+#else
+  eig_vm m;
+  for (int l = 0; l < EIG_VL; l++)
+    m[l] = (k >> l) & 1u ? -1 : 0;
+  return m;
+#endif
+}
+
 /* Transpose the 8 x 8 matrix whose rows are r[0..7], in place. */
 static inline void eig_transpose8(eig_vd *r)
 {
@@ -227,6 +265,27 @@ static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
 }
 #endif
 
+/* acc + a b and acc - a b of the twisted kernels: real, rounded once
+ * (fused multiply-add); complex, the product of v_mul then the sum (as
+ * before: v_mac and v_nmac would round differently). */
+static inline EIG(v) EIG(tw_mac)(EIG(v) acc, EIG(v) a, EIG(v) b)
+{
+#if EIG_IS_REAL
+  return eig_vd_fma(a, b, acc);
+#else
+  return EIG(v_add)(acc, EIG(v_mul)(a, b));
+#endif
+}
+
+static inline EIG(v) EIG(tw_nmac)(EIG(v) acc, EIG(v) a, EIG(v) b)
+{
+#if EIG_IS_REAL
+  return eig_vd_fnma(a, b, acc);
+#else
+  return EIG(v_sub)(acc, EIG(v_mul)(a, b));
+#endif
+}
+
 /* Result of one lane: the pivot gamma_r, its row r, ||z||_inf, z^T M z. */
 typedef struct EIG(twres) {
   EIG_T gamma, zmz;
@@ -279,9 +338,9 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
     }
   }
   /* Entries of K = A - sigma M: diagonal i, off-diagonal (i, i+1). */
-#define EIG_TW_DIAG(b, i) EIG(v_sub)(EIG(v_splat)(ad[i]), EIG(v_mul)(s[b], EIG(v_splat)(md[i])))
+#define EIG_TW_DIAG(b, i) EIG(tw_nmac)(EIG(v_splat)(ad[i]), s[b], EIG(v_splat)(md[i]))
 #define EIG_TW_OFF(b, i)                                                                      \
-  (mo ? EIG(v_sub)(EIG(v_splat)(ao[i]), EIG(v_mul)(s[b], EIG(v_splat)(mo[i])))                \
+  (mo ? EIG(tw_nmac)(EIG(v_splat)(ao[i]), s[b], EIG(v_splat)(mo[i]))                         \
       : EIG(v_splat)(ao[i]))
   /* Top-down: lp_i = K_{i,i+1} / D+_i, D+_{i+1} = K_{i+1,i+1} - lp_i K_{i,i+1}
    * (as K_{i+1,i+1} - K_{i,i+1}^2 (1 / D+_i): the square is off the
@@ -295,7 +354,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
       EIG(v) r = EIG(v_recip)(EIG(v_floor)(dp[b], pt[b]));
       rp[(size_t)i * NV + b] = r;
       lp[(size_t)i * NV + b] = EIG(v_mul)(e, r);
-      dp[b] = EIG(v_sub)(EIG_TW_DIAG(b, i + 1), EIG(v_mul)(EIG(v_mul)(e, e), r));
+      dp[b] = EIG(tw_nmac)(EIG_TW_DIAG(b, i + 1), EIG(v_mul)(e, e), r);
     }
   }
   /* Bottom-up: um_i = K_{i-1,i} / D-_i, D-_{i-1} = K_{i-1,i-1} - um_i
@@ -310,7 +369,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
   for (int i = n - 1; i > 0; i--) {
     for (int b = 0; b < NV; b++) {
       EIG(v) e = EIG_TW_OFF(b, i - 1);
-      EIG(v) g = EIG(v_sub)(dm[b], EIG(v_mul)(lp[(size_t)(i - 1) * NV + b], e));
+      EIG(v) g = EIG(tw_nmac)(dm[b], lp[(size_t)(i - 1) * NV + b], e);
       eig_vd ag = EIG(v_abs1)(g);
       eig_vm better = (eig_vm)(ag < abest[b]);
       abest[b] = eig_vd_sel(better, ag, abest[b]);
@@ -319,7 +378,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
       EIG(v) r = EIG(v_recip)(EIG(v_floor)(dm[b], pt[b]));
       rm[(size_t)i * NV + b] = r;
       um[(size_t)i * NV + b] = EIG(v_mul)(e, r);
-      dm[b] = EIG(v_sub)(EIG_TW_DIAG(b, i - 1), EIG(v_mul)(EIG(v_mul)(e, e), r));
+      dm[b] = EIG(tw_nmac)(EIG_TW_DIAG(b, i - 1), EIG(v_mul)(e, e), r);
     }
   }
   for (int b = 0; b < NV; b++) { /* gamma_0 = D-_0 */
@@ -366,8 +425,8 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
       EIG(v) v = z[(size_t)i * NV + b];
       EIG(v) mv = EIG(v_mul)(EIG(v_splat)(md[i]), v);
       if (mo && i < n - 1)
-        mv = EIG(v_add)(mv, EIG(v_mul)(EIG(v_splat)(2.0 * mo[i]), z[(size_t)(i + 1) * NV + b]));
-      zmz = EIG(v_add)(zmz, EIG(v_mul)(v, mv));
+        mv = EIG(tw_mac)(mv, EIG(v_splat)(2.0 * mo[i]), z[(size_t)(i + 1) * NV + b]);
+      zmz = EIG(tw_mac)(zmz, v, mv);
       eig_vd a = EIG(v_abs1)(v);
       zmax = eig_vd_sel((eig_vm)(a > zmax), a, zmax);
       zsum += a;
@@ -383,60 +442,93 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
 }
 
 /*
- * x = K^{-1} b with the twisted factorizations f of a batch: one step of
- * inverse iteration from the twisted vectors (b = M z), which damps their
+ * z = K^{-1} M z with the twisted factorizations f of a batch: one step of
+ * inverse iteration from the twisted vectors, which damps their
  * components along other eigenvectors by a further factor (eigenvalue
  * error) / gap and leaves only the rounding errors of the solve, spread
  * over the vector. K = N D N^T with N unit lower bidiagonal (lp) above row
  * r and unit upper bidiagonal (um) below it, D = diag(D+_0.., gamma_r,
  * ..D-_{n-1}): N y = b from both ends towards r, then x = N^{-T} D^{-1} y
- * from r outwards. b, x: EIG_TW_NV n lane vectors (not aliased).
+ * from r outwards. b = M z (row by row, as lane_mass_rows) is kept in bm
+ * (EIG_TW_NV n lane vectors), and the passes are fused (three instead of
+ * six; the same arithmetic): b with the top-down sweep of N y = b, the
+ * bottom-up sweep with x = N^{-T} D^{-1} y above r, the rest below r.
+ * bnrm, znrm (not NULL): per lane ||b||_inf and ||x||_inf (lane_norms).
  */
-static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG(v) * b, EIG(v) * x)
+static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG_T *md, const EIG_T *mo,
+                               EIG(v) * z, EIG(v) * bm, eig_vd *bnrm, eig_vd *znrm)
 {
   enum { NV = EIG_TW_NV };
   const EIG(v) *lp = f->lp, *um = f->um, *rp = f->rp, *rm = f->rm;
-  EIG(v) c[NV], rg[NV];
+  const EIG(v) zero = EIG(v_splat)(0.0);
+  EIG(v) c[NV], rg[NV], zc[NV], zp[NV], xn[NV];
+  eig_vd m[NV], sum[NV];
   for (int q = 0; q < NV; q++) {
     rg[q] = EIG(v_recip)(EIG(v_floor)(f->gam[q], f->pt[q]));
-    c[q] = EIG(v_splat)(0.0);
+    c[q] = zero;
+    zp[q] = xn[q] = zero;
+    zc[q] = z[q];
+    m[q] = sum[q] = eig_vd_splat(0.0);
   }
-  /* Rows i <= r top-down: t_i = b_i - lp_{i-1} t_{i-1}. */
+  /* Rows i <= r top-down: t_i = b_i - lp_{i-1} t_{i-1} (x = z in place:
+   * rows i-1 and i of z ride along in registers). */
   for (int i = 0; i < n; i++)
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      c[q] = i > 0 ? EIG(v_sub)(b[k], EIG(v_mul)(lp[k - NV], c[q])) : b[k];
-      x[k] = c[q];
+      EIG(v) zn = i < n - 1 ? z[k + NV] : zero;
+      EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), zc[q]);
+      if (mo && i > 0)
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i - 1]), zp[q]);
+      if (mo && i < n - 1)
+        s = EIG(v_mac)(s, EIG(v_splat)(mo[i]), zn);
+      bm[k] = s;
+      if (bnrm) {
+        eig_vd a = EIG(v_abs1)(s);
+        m[q] = eig_vd_sel((eig_vm)(a > m[q]), a, m[q]);
+        sum[q] += a;
+      }
+      zp[q] = zc[q];
+      zc[q] = zn;
+      c[q] = i > 0 ? EIG(tw_nmac)(s, lp[k - NV], c[q]) : s;
+      z[k] = c[q];
     }
+  for (int q = 0; bnrm && q < NV; q++) {
+    bnrm[q] = eig_vd_sel((eig_vm)(sum[q] != sum[q]), sum[q], m[q]);
+    m[q] = sum[q] = eig_vd_splat(0.0);
+  }
   /* Rows i >= r bottom-up: u_i = b_i - um_{i+1} u_{i+1}; y_r = t_r + u_r
-   * - b_r; then D^{-1}. */
+   * - b_r; then D^{-1}; above r at once x_i = w_i - lp_i x_{i+1} (x_{i+1}
+   * final: rows up to r take no later step). */
   for (int i = n - 1; i >= 0; i--) {
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      c[q] = i < n - 1 ? EIG(v_sub)(b[k], EIG(v_mul)(um[k + NV], c[q])) : b[k];
+      c[q] = i < n - 1 ? EIG(tw_nmac)(bm[k], um[k + NV], c[q]) : bm[k];
       eig_vm below = (eig_vm)(di > f->r[q]), at = (eig_vm)(di == f->r[q]);
-      EIG(v) y = EIG(v_sel)(below, c[q], EIG(v_sel)(at, EIG(v_sub)(EIG(v_add)(x[k], c[q]), b[k]), x[k]));
+      EIG(v) y = EIG(v_sel)(below, c[q], EIG(v_sel)(at, EIG(v_sub)(EIG(v_add)(z[k], c[q]), bm[k]), z[k]));
       EIG(v) d = EIG(v_sel)(below, rm[k], EIG(v_sel)(at, rg[q], rp[k]));
-      x[k] = EIG(v_mul)(y, d);
+      EIG(v) xk = EIG(v_mul)(y, d);
+      if (i < n - 1)
+        xk = EIG(v_sel)((eig_vm)(di < f->r[q]), EIG(tw_nmac)(xk, lp[k], xn[q]), xk);
+      z[k] = xn[q] = xk;
     }
   }
-  /* x_i = w_i - um_i x_{i-1} below r (top-down), w_i - lp_i x_{i+1} above
-   * r (bottom-up). */
-  for (int i = 1; i < n; i++) {
+  /* x_i = w_i - um_i x_{i-1} below r (top-down). */
+  for (int i = 0; i < n; i++) {
     eig_vd di = eig_vd_splat(i);
     for (int q = 0; q < NV; q++) {
       size_t k = (size_t)i * NV + q;
-      EIG(v) t = EIG(v_sub)(x[k], EIG(v_mul)(um[k], x[k - NV]));
-      x[k] = EIG(v_sel)((eig_vm)(di > f->r[q]), t, x[k]);
+      EIG(v) xk = z[k];
+      if (i > 0)
+        xk = EIG(v_sel)((eig_vm)(di > f->r[q]), EIG(tw_nmac)(xk, um[k], xn[q]), xk);
+      z[k] = xn[q] = xk;
+      if (znrm) {
+        eig_vd a = EIG(v_abs1)(xk);
+        m[q] = eig_vd_sel((eig_vm)(a > m[q]), a, m[q]);
+        sum[q] += a;
+      }
     }
   }
-  for (int i = n - 2; i >= 0; i--) {
-    eig_vd di = eig_vd_splat(i);
-    for (int q = 0; q < NV; q++) {
-      size_t k = (size_t)i * NV + q;
-      EIG(v) t = EIG(v_sub)(x[k], EIG(v_mul)(lp[k], x[k + NV]));
-      x[k] = EIG(v_sel)((eig_vm)(di < f->r[q]), t, x[k]);
-    }
-  }
+  for (int q = 0; znrm && q < NV; q++)
+    znrm[q] = eig_vd_sel((eig_vm)(sum[q] != sum[q]), sum[q], m[q]);
 }
