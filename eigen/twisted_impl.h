@@ -89,23 +89,9 @@ static inline eig_vd eig_vd_fma(eig_vd a, eig_vd b, eig_vd c)
 #endif
 }
 
-static inline eig_vd eig_vd_fnma(eig_vd a, eig_vd b, eig_vd c)
-{
-#if defined(__AVX512F__)
-  return (eig_vd)_mm512_fnmadd_pd((__m512d)a, (__m512d)b, (__m512d)c);
-#elif defined(__FMA__) && defined(__AVX__)
-  __m256d a2[2], b2[2], c2[2];
-  memcpy(a2, &a, sizeof a);
-  memcpy(b2, &b, sizeof b);
-  memcpy(c2, &c, sizeof c);
-  for (int h = 0; h < 2; h++)
-    c2[h] = _mm256_fnmadd_pd(a2[h], b2[h], c2[h]);
-  memcpy(&c, c2, sizeof c);
-  return c;
-#else
-  return c - a * b;
-#endif
-}
+/* c - a b = (-a) b + c: the negation is exact, so this is the fused
+   negative multiply-add bitwise (compilers emit vfnmadd for it). */
+static inline eig_vd eig_vd_fnma(eig_vd a, eig_vd b, eig_vd c) { return eig_vd_fma(-a, b, c); }
 
 /* Unroll the loop over a batch's lane vectors (the fused lane kernels
  * carry several recurrences per lane vector; rolled, GCC keeps them in

@@ -431,7 +431,7 @@ static void *solve_paired(const op *o, int rows, const char *mode, const void *f
   return u;
 }
 
-START_TEST(paired_bitwise)
+START_TEST(paired_against_unpaired)
 {
   const int rows = pair_rows[_i % N_PAIR_ROWS], rest = _i / N_PAIR_ROWS;
   const int single = rest % 2, kd = (rest / 2) % 2, *sz = pair_sizes[rest / 4];
@@ -1147,7 +1147,7 @@ static Suite *cuda_suite(void)
   tc = tcase_create("stream_order");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, deterministic, 0, 6);
-  tcase_add_loop_test(tc, paired_bitwise, 0, N_PAIR_SIZES * 4 * N_PAIR_ROWS);
+  tcase_add_loop_test(tc, paired_against_unpaired, 0, N_PAIR_SIZES * 4 * N_PAIR_ROWS);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);
   suite_add_tcase(s, tc);
