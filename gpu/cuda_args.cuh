@@ -16,10 +16,21 @@ constexpr int W_FIRST = 3, W_LAST = 4, W_SLOTS = 5;
 
 // Factors on the device: per dimension 4 n entries, a_diag | a_off | m_diag |
 // m_off, the off-diagonals zero-padded to n entries.
+template <class T> struct FacDim {
+  const T *ad, *ao, *md, *mo;
+  int n;
+};
+
+// Named members and a select, not an array indexed by the (runtime)
+// dimension: a kernel parameter indexed at run time is copied to local
+// memory by every thread. That copy (112 bytes per thread) made k_couple_*
+// write more local memory than slab data (H100 4095^2 Poisson, ncu).
 template <class T> struct Facs {
-  const T *ad[3], *ao[3], *md[3], *mo[3];
-  int n[3];
+  FacDim<T> f0, f1, f2;
   int ndim;
+
+  __host__ __device__ FacDim<T> dim(int r) const { return r == 0 ? f0 : (r == 1 ? f1 : f2); }
+  __host__ FacDim<T> &dim_ref(int r) { return r == 0 ? f0 : (r == 1 ? f1 : f2); }
 };
 
 // One level i of dimension d.

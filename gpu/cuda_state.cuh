@@ -104,14 +104,15 @@ template <class T> Facs<T> facs_of(const State *s)
   memset(&F, 0, sizeof F);
   F.ndim = s->ndim;
   for (int d = 0; d < 3; d++) {
-    F.n[d] = s->n[d];
+    FacDim<T> &D = F.dim_ref(d);
+    D.n = s->n[d];
     if (d < s->ndim) {
       const T *base = (const T *)s->fac[d];
       const size_t n = (size_t)s->n[d];
-      F.ad[d] = base;
-      F.ao[d] = base + n;
-      F.md[d] = base + 2 * n;
-      F.mo[d] = base + 3 * n;
+      D.ad = base;
+      D.ao = base + n;
+      D.md = base + 2 * n;
+      D.mo = base + 3 * n;
     }
   }
   return F;

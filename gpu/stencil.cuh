@@ -24,31 +24,33 @@ __device__ inline void mass_stiff(const Facs<T> &F, int r, const T *y, size_t t,
   mass = T(0);
   stiff = T(0);
   if (F.ndim - r == 1) {
-    const int n = F.n[r], i = (int)t;
+    const FacDim<T> D = F.dim(r);
+    const int n = D.n, i = (int)t;
     for (int s = -1; s <= 1; s++) {
       const int j = i + s;
       if (j < 0 || j >= n)
         continue;
       const T yv = y[j];
-      mass += tri_at(F.md[r], F.mo[r], i, s) * yv;
-      stiff += tri_at(F.ad[r], F.ao[r], i, s) * yv;
+      mass += tri_at(D.md, D.mo, i, s) * yv;
+      stiff += tri_at(D.ad, D.ao, i, s) * yv;
     }
     return;
   }
-  const int n2 = F.n[r], n3 = F.n[r + 1];
+  const FacDim<T> D2 = F.dim(r), D3 = F.dim(r + 1);
+  const int n2 = D2.n, n3 = D3.n;
   const int i2 = (int)(t / (size_t)n3), i3 = (int)(t % (size_t)n3);
   for (int s2 = -1; s2 <= 1; s2++) {
     const int j2 = i2 + s2;
     if (j2 < 0 || j2 >= n2)
       continue;
-    const T m2 = tri_at(F.md[r], F.mo[r], i2, s2), a2 = tri_at(F.ad[r], F.ao[r], i2, s2);
+    const T m2 = tri_at(D2.md, D2.mo, i2, s2), a2 = tri_at(D2.ad, D2.ao, i2, s2);
     const T *row = y + (size_t)j2 * (size_t)n3;
     for (int s3 = -1; s3 <= 1; s3++) {
       const int j3 = i3 + s3;
       if (j3 < 0 || j3 >= n3)
         continue;
-      const T m3 = tri_at(F.md[r + 1], F.mo[r + 1], i3, s3);
-      const T a3 = tri_at(F.ad[r + 1], F.ao[r + 1], i3, s3);
+      const T m3 = tri_at(D3.md, D3.mo, i3, s3);
+      const T a3 = tri_at(D3.ad, D3.ao, i3, s3);
       const T yv = row[j3];
       mass += (m2 * m3) * yv;
       stiff += (a2 * m3 + m2 * a3) * yv;
@@ -61,7 +63,8 @@ template <class T>
 __device__ inline T couple(const Facs<T> &F, int d, T c, int j, int p, const T *y, size_t t)
 {
   const int o = j < p ? j : p;
-  const T alpha = F.ao[d][o] + c * F.mo[d][o], beta = F.mo[d][o];
+  const FacDim<T> D = F.dim(d);
+  const T alpha = D.ao[o] + c * D.mo[o], beta = D.mo[o];
   T mass, stiff;
   mass_stiff(F, d + 1, y, t, mass, stiff);
   return alpha * mass + beta * stiff;

@@ -24,8 +24,9 @@ template <class T>
 __global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x,
                          const T *g, T *v, T *cp, int *flag)
 {
-  const int l = L.d + 1, nl = F.n[l];
-  const T *ad = F.ad[l], *ao = F.ao[l], *md = F.md[l], *mo = F.mo[l];
+  const FacDim<T> D = F.dim(L.d + 1);
+  const int nl = D.n;
+  const T *ad = D.ad, *ao = D.ao, *md = D.md, *mo = D.mo;
   const size_t S = L.S, nsys = (size_t)B * (size_t)L.ne;
   for (size_t sys = (size_t)blockIdx.x * blockDim.x + threadIdx.x; sys < nsys;
        sys += (size_t)gridDim.x * blockDim.x) {
