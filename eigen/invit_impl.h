@@ -842,6 +842,10 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
   }
   /* Two solves: b = M z, x = (A - sigma M)^{-1} b, z = x / ||x||_inf. */
   eig_vd bn[NV], zn[NV], sc[NV];
+  /* sc is set at the end of pass 0 before pass 1 reads it; GCC 13 cannot
+   * see that (-Werror=maybe-uninitialized on the H100 machine), so clear it. */
+  for (int b = 0; b < NV; b++)
+    sc[b] = eig_vd_splat(0.0);
   for (int it = 0; it < 2; it++) {
     if (it == 0)
       EIG(lane_factor_fwd)(n, cx->ad, cx->ao, cx->md, cx->mo, s, pt, &f, seq, z, x);
