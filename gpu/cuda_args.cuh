@@ -67,6 +67,32 @@ inline unsigned grid_of(size_t count)
   return (unsigned)(g < cap ? (g > 0 ? g : 1) : cap);
 }
 
+// Launch shape of the coupling and gather kernels (levels_kernels.cuh): x
+// runs over the S entries t of a slab, y over `rows` slabs, so that no entry
+// divides a flat 64-bit index by S. A block is THREADS threads, bx of them
+// along t (a multiple of 32, at most the next power of two >= S, so that the
+// short slabs of 3D levels do not idle half a block) and THREADS / bx along
+// the rows. (The reduction kernels keep flat grids: on this shape the float
+// weighted sums ran 6% slower, bench/results/2026-11-23-h100-coupling-facs.)
+struct SlabGrid {
+  dim3 grid, block;
+};
+
+inline SlabGrid slab_grid(size_t S, size_t rows)
+{
+  unsigned bx = 32;
+  while (bx < (unsigned)THREADS && (size_t)bx < S)
+    bx <<= 1;
+  const unsigned by = (unsigned)THREADS / bx;
+  size_t gx = (S + bx - 1) / bx, gy = (rows + by - 1) / by;
+  const size_t capx = (size_t)1 << 24, capy = 65535;
+  SlabGrid g;
+  g.block = dim3(bx, by);
+  g.grid = dim3((unsigned)(gx < capx ? (gx > 0 ? gx : 1) : capx),
+                (unsigned)(gy < capy ? (gy > 0 ? gy : 1) : capy));
+  return g;
+}
+
 } // namespace pscr_cuda
 
 #endif

@@ -149,8 +149,8 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
     mark(s, PSCR_STAGE_LEVEL3, stream);
     return pscr_cuda_launch_check(stream);
   }
-  const size_t count = (size_t)B * (size_t)L.ne * L.S;
-  k_gather<T><<<grid_of(count), THREADS, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
+  const SlabGrid sg = slab_grid(L.S, (size_t)B * (size_t)L.ne);
+  k_gather<T><<<sg.grid, sg.block, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
   mark(s, PSCR_STAGE_GATHER, stream);
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess)
@@ -205,8 +205,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, 
     if ((e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
       return e;
     if (L.nj > 0) {
-      const size_t ncpl = (size_t)B * (size_t)L.nj * L.S;
-      k_couple_fwd<T><<<grid_of(ncpl), THREADS, 0, stream>>>(L, F, B, cs, (const T *)D.lr, x);
+      const SlabGrid gc = slab_grid(L.S, (size_t)B * (size_t)L.nj);
+      k_couple_fwd<T><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr, x);
       mark(s, PSCR_STAGE_COUPLING, stream);
       if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
         return e;
@@ -218,8 +218,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, 
     const LevelArgs<T> L = level_of<T>(s, d, i, xs);
     if (L.nb == 0)
       continue;
-    const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
-    k_couple_back<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    const SlabGrid gb = slab_grid(L.S, (size_t)B * (size_t)L.nb);
+    k_couple_back<T><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
     mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;

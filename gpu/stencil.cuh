@@ -38,7 +38,8 @@ __device__ inline void mass_stiff(const Facs<T> &F, int r, const T *y, size_t t,
   }
   const FacDim<T> D2 = F.dim(r), D3 = F.dim(r + 1);
   const int n2 = D2.n, n3 = D3.n;
-  const int i2 = (int)(t / (size_t)n3), i3 = (int)(t % (size_t)n3);
+  // 32-bit division (t < S = n2 n3): a 64-bit one is a long subroutine.
+  const int i2 = (int)((unsigned)t / (unsigned)n3), i3 = (int)((unsigned)t % (unsigned)n3);
   for (int s2 = -1; s2 <= 1; s2++) {
     const int j2 = i2 + s2;
     if (j2 < 0 || j2 >= n2)
