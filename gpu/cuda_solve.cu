@@ -23,21 +23,21 @@ namespace {
 
 template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
-                    cudaStream_t stream);
+                    int nrhs, cudaStream_t stream);
 
 template <class T, int M>
 cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
-                          const T *g, T *v, cudaStream_t stream)
+                          const T *g, T *v, int nrhs, cudaStream_t stream)
 {
   const int P = s->part_p, threads = part_block_threads(P), spb = threads / P;
   const size_t nsys = (size_t)B * (size_t)L.ne;
   const size_t np = (size_t)P * M;
   // Factors staged in shared memory when small; then a persistent grid.
   const int stage = 4 * np * sizeof(T) <= PART_STAGE_BYTES;
-  // By the systems of one right-hand side (B counts group_nb of them at
+  // By the systems of one right-hand side (B counts nrhs of them at
   // every level): a batch then runs the kernel of a single solve, so its u_r
   // stay bitwise the same.
-  const size_t per_rhs = nsys / (size_t)(s->group_nb > 0 ? s->group_nb : 1);
+  const size_t per_rhs = nsys / (size_t)(nrhs > 0 ? nrhs : 1);
   const int pair = part_pair<T>(per_rhs, spb, s->sms, s->pair_mode);
   // k_part's work units: systems, or pairs of systems within each batch.
   const size_t units = pair ? (size_t)B * (((size_t)L.ne + 1) / 2) : nsys;
@@ -115,17 +115,17 @@ template <class T> cudaError_t part_attrs(int cap)
 
 template <class T>
 cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
-                        const T *g, T *v, int rows, cudaStream_t stream)
+                        const T *g, T *v, int rows, int nrhs, cudaStream_t stream)
 {
   switch (rows) {
   case 2:
-    return launch_part_m<T, 2>(s, L, B, cs, x, g, v, stream);
+    return launch_part_m<T, 2>(s, L, B, cs, x, g, v, nrhs, stream);
   case 4:
-    return launch_part_m<T, 4>(s, L, B, cs, x, g, v, stream);
+    return launch_part_m<T, 4>(s, L, B, cs, x, g, v, nrhs, stream);
   case 8:
-    return launch_part_m<T, 8>(s, L, B, cs, x, g, v, stream);
+    return launch_part_m<T, 8>(s, L, B, cs, x, g, v, nrhs, stream);
   default:
-    return launch_part_m<T, 16>(s, L, B, cs, x, g, v, stream);
+    return launch_part_m<T, 16>(s, L, B, cs, x, g, v, nrhs, stream);
   }
 }
 
@@ -133,7 +133,7 @@ cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *c
 // last-but-one dimension, slabs otherwise). g: NULL forward, gL|gR back.
 template <class T>
 cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, const T *cs,
-                        T *x, const T *g, int rows, cudaStream_t stream)
+                        T *x, const T *g, int rows, int nrhs, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   if (d == s->ndim - 2) {
@@ -142,7 +142,7 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
       k_thomas<T><<<grid_of(nsys), THREADS, 0, stream>>>(L, facs_of<T>(s), B, cs, x, g,
                                                          (T *)D.v, (T *)s->cp, s->flag);
     } else {
-      cudaError_t e = launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, stream);
+      cudaError_t e = launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, nrhs, stream);
       if (e != cudaSuccess)
         return e;
     }
@@ -157,7 +157,8 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
     return e;
   // All ne subproblems of every batch as one batch of the next dimension
   // (contiguous: subproblem sys at D.v + sys S, and n_{d+1} S_{d+1} = S).
-  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, L.S, (const T *)D.shifts, rows, stream);
+  return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, L.S, (const T *)D.shifts, rows, nrhs,
+                    stream);
 }
 
 // The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
@@ -182,10 +183,12 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
 
 // Solve B independent problems of dimension d in place: batch b is
 // (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b xs
-// (xs >= n_d S; the gaps between batch vectors are not touched).
+// (xs >= n_d S; the gaps between batch vectors are not touched). nrhs: the
+// right-hand sides of the whole launch sequence (B counts nrhs times the
+// batches of one), so that launch shapes can be chosen per right-hand side.
 template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
-                    cudaStream_t stream)
+                    int nrhs, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   const Facs<T> F = facs_of<T>(s);
@@ -197,7 +200,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, 
     const LevelArgs<T> L = level_of<T>(s, d, i, xs);
     if (L.nb == 0)
       continue;
-    if ((e = level_solve<T>(s, d, L, B, cs, x, nullptr, rows, stream)) != cudaSuccess)
+    if ((e = level_solve<T>(s, d, L, B, cs, x, nullptr, rows, nrhs, stream)) != cudaSuccess)
       return e;
     const size_t nsys = (size_t)B * (size_t)L.ne;
     const bool serial = thomas && rows == 0;
@@ -223,7 +226,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, 
     mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;
-    if ((e = level_solve<T>(s, d, L, B, cs, x, (const T *)D.lr, rows, stream)) != cudaSuccess)
+    if ((e = level_solve<T>(s, d, L, B, cs, x, (const T *)D.lr, rows, nrhs, stream)) != cudaSuccess)
       return e;
     const size_t nsys = (size_t)B * (size_t)L.ne;
     const bool serial = thomas && rows == 0;
@@ -278,8 +281,7 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
   if ((e = cudaMemsetAsync(s->flag, 0, sizeof(int), cs)) != cudaSuccess)
     return e;
   mark(s, PSCR_STAGE_OTHER, cs);
-  s->group_nb = nb;
-  if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)s->cs0, rows, cs)) != cudaSuccess)
+  if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)s->cs0, rows, nb, cs)) != cudaSuccess)
     return e;
   // Usually the flag is clear: a grid of a few blocks per SM (grid-stride)
   // instead of one thread per entry keeps this check at a few microseconds.

@@ -69,7 +69,6 @@ struct State {
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
-  int group_nb;        // right-hand sides in the launch sequence being enqueued
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
