@@ -1235,6 +1235,21 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
       ok[lane] = 0;
 }
 
+/* run_finish's Gram rows: g[q][b] += z_k^T (M z)_b over the ib rows of a
+ * block from i0 (k the partner at offset poff[q], q < kn), for the lane
+ * vectors b >= b0 (inlined with b0 constant). */
+static inline __attribute__((always_inline)) void
+EIG(gram_rows)(int ib, int i0, const EIG(v) * z, const int *poff, int kn,
+               const EIG(v) (*mzb)[EIG_TW_NV], int b0, EIG(v) (*g)[EIG_TW_NV])
+{
+  for (int ii = 0; ii < ib; ii++)
+    for (int q = 0; q < kn; q++) {
+      EIG(v) sv = EIG(v_splat)(EIG(tw_at)(z, i0 + ii, poff[q]));
+      for (int b = b0; b < EIG_TW_NV; b++)
+        g[q][b] = EIG(v_mac)(g[q][b], sv, mzb[ii][b]);
+    }
+}
+
 /*
  * Finish the run of lanes a..e-1 of tb (accepted, already orthogonal to
  * every earlier vector of their windows): Gram-Schmidt among themselves
@@ -1263,6 +1278,9 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
         part[np++] = k;
         break;
       }
+  int poff[L]; /* partner k's entry in a row of z (tw_at), hoisted out of the row loops */
+  for (int q = 0; q < np; q++)
+    poff[q] = EIG(tw_off)(part[q]);
   /* G[k][b] (k a partner): rows of G as lane vectors, gd its diagonal,
    * summed over blocks of GB rows (M z of the block in mzb) and four rows
    * k at a time, so that the sums stay in registers. */
@@ -1285,26 +1303,23 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       for (int q = 0; q < 4; q++)
         for (int b = 0; b < NV; b++)
           g[q][b] = zero;
-      for (int ii = 0; ii < ib; ii++) {
-        const int i = i0 + ii;
-        for (int q = 0; q < kn; q++) {
-          EIG(v) sv = EIG(v_splat)(EIG(tw_at)(z, i, part[p0 + q]));
-          for (int b = 0; b < NV; b++)
-            g[q][b] = EIG(v_mac)(g[q][b], sv, mzb[ii][b]);
-        }
-      }
+      /* Only G's entries above the diagonal are read (EIG_G): a group of
+       * partners from lane vector 1 on skips lane vector 0. */
+      if (part[p0] < VL)
+        EIG(gram_rows)(ib, i0, z, poff + p0, kn, mzb, 0, g);
+      else
+        EIG(gram_rows)(ib, i0, z, poff + p0, kn, mzb, 1, g);
       for (int q = 0; q < kn; q++)
         for (int b = 0; b < NV; b++)
           G[part[p0 + q]][b] = EIG(v_add)(G[part[p0 + q]][b], g[q][b]);
     }
   }
-  /* G_kl for k, l in the run: the diagonal, or the row of a partner. */
-  char ispart[L] = {0};
-  for (int q = 0; q < np; q++)
-    ispart[part[q]] = 1;
+  /* G_kl for k, l in the run: the diagonal, or the row of the smaller
+   * index (G is symmetric), which is a partner wherever T and t below
+   * reach it. */
 #define EIG_G(k, l)                                                                           \
-  ((k) == (l) ? EIG(v_get)(gd[(l) / VL], (l) % VL)                                          \
-   : ispart[k] ? EIG(v_get)(G[k][(l) / VL], (l) % VL)                                        \
+  ((k) == (l)  ? EIG(v_get)(gd[(l) / VL], (l) % VL)                                         \
+   : (k) < (l) ? EIG(v_get)(G[k][(l) / VL], (l) % VL)                                        \
                : EIG(v_get)(G[l][(k) / VL], (k) % VL))
   /* Classical Gram-Schmidt in coefficient space: column l of T holds the
    * M-normalized v_l = sum_k T[k][l] z_k. Heavy cancellation, real: the
@@ -1359,9 +1374,12 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       if (b * VL + l >= a && b * VL + l < stop)
         EIG(v_put)(&Td[b], l, T[b * VL + l][b * VL + l]);
   }
-  int npv = 0;
+  _Static_assert(EIG_TW_NV == 2, "run_finish's partner loops list two lane vectors");
+  int npv = 0, npv0 = 0;
   while (npv < np && part[npv] < stop)
     npv++;
+  while (npv0 < npv && part[npv0] < VL)
+    npv0++;
   for (int q = 0; q < npv; q++) {
     const int k = part[q];
     for (int b = 0; b < NV; b++) {
@@ -1395,11 +1413,15 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       EIG(v) acc[NV];
       for (int b = 0; b < NV; b++)
         acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
-      for (int q = 0; q < npv; q++) {
-        EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, part[q]));
+      /* T is upper triangular: a partner from lane vector 1 on has no
+       * entry in lane vector 0. */
+      for (int q = 0; q < npv0; q++) {
+        EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, poff[q]));
         for (int b = 0; b < NV; b++)
           acc[b] = EIG(v_mac)(acc[b], s, Trow[q][b]);
       }
+      for (int q = npv0; q < npv; q++)
+        acc[1] = EIG(v_mac)(acc[1], EIG(v_splat)(EIG(tw_at)(z, i, poff[q])), Trow[q][1]);
       eig_vd di = eig_vd_splat(i);
       for (int b = 0; b < NV; b++) {
         blk[k][b] = acc[b];

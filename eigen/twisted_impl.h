@@ -281,10 +281,16 @@ typedef struct EIG(twres) {
 
 /* Entry i of lane l (0..EIG_TW_LANES-1) of a batch array (EIG_TW_NV lane
  * vectors per row), read as a double in memory (not extracted from a
- * vector register, which goes through the stack). */
-static inline EIG_T EIG(tw_at)(const EIG(v) * a, int i, int l)
+ * vector register, which goes through the stack): tw_at(a, i, tw_off(l)),
+ * the offset apart so that row loops compute it once. */
+static inline int EIG(tw_off)(int l)
 {
-  const double *p = (const double *)(a + (size_t)i * EIG_TW_NV + l / EIG_VL) + l % EIG_VL;
+  return (l / EIG_VL) * (int)(sizeof(EIG(v)) / sizeof(double)) + l % EIG_VL;
+}
+
+static inline EIG_T EIG(tw_at)(const EIG(v) * a, int i, int off)
+{
+  const double *p = (const double *)(a + (size_t)i * EIG_TW_NV) + off;
 #if EIG_IS_REAL
   return p[0];
 #else
