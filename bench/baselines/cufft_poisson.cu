@@ -22,24 +22,12 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 
+#include "baseline_cuda.h"
 #include "baseline_common.h"
 #include "cufft_poisson.h"
 #include "gpu_timing.h"
 
-#define BL_THREADS 256
 #define BL_MAX_GRID_Y 65535u
-
-/* A CUDA runtime call failed: status, call and CUDA's text to msg. */
-#define BL_CUDA_GOTO(st, label, call)                                                        \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      (void)cudaGetLastError();                                                              \
-      (st) = e_ == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE;  \
-      snprintf(msg, len, "%s: %s", #call, cudaGetErrorString(e_));                           \
-      goto label;                                                                            \
-    }                                                                                        \
-  } while (0)
 
 /* A cuFFT call failed (cuFFT has no error strings: the code is printed). */
 #define BL_CUFFT_GOTO(st, label, call)                                                       \

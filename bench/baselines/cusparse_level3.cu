@@ -18,21 +18,9 @@
 #include <cusparse.h>
 #include <math_constants.h>
 
+#include "baseline_cuda.h"
 #include "cusparse_level3.h"
 
-#define BL_THREADS 256
-
-/* A CUDA runtime call failed: status, call and CUDA's text to msg. */
-#define BL_CUDA_GOTO(st, label, call)                                                        \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      (void)cudaGetLastError();                                                              \
-      (st) = e_ == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE;  \
-      snprintf(msg, len, "%s: %s", #call, cudaGetErrorString(e_));                           \
-      goto label;                                                                            \
-    }                                                                                        \
-  } while (0)
 
 /* A cuSPARSE call failed. */
 #define BL_CUSPARSE_GOTO(st, label, call)                                                    \

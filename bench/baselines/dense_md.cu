@@ -20,24 +20,12 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include "baseline_cuda.h"
 #include "dense_md.h"
 #include "gpu_timing.h"
 
-#define BL_THREADS 256
 /* cuBLAS workspace given to the handle (NVIDIA recommends 32 MiB on Hopper). */
 #define BL_BLAS_WS ((size_t)32 << 20)
-
-/* A CUDA runtime call failed: status, call and CUDA's text to msg. */
-#define BL_CUDA_GOTO(st, label, call)                                                        \
-  do {                                                                                       \
-    cudaError_t e_ = (call);                                                                 \
-    if (e_ != cudaSuccess) {                                                                 \
-      (void)cudaGetLastError();                                                              \
-      (st) = e_ == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE;  \
-      snprintf(msg, len, "%s: %s", #call, cudaGetErrorString(e_));                           \
-      goto label;                                                                            \
-    }                                                                                        \
-  } while (0)
 
 /* A cuBLAS call failed. */
 #define BL_CUBLAS_GOTO(st, label, call)                                                      \
