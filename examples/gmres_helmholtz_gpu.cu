@@ -862,18 +862,10 @@ int main(int argc, char **argv)
     return 2;
   }
 
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count <= device) {
-    printf("pscr-gmres-gpu: no CUDA device %d (%s); skipped\n", device,
-           e != cudaSuccess ? cudaGetErrorString(e) : "not enough devices");
-    return 77;
-  }
   cudaDeviceProp prop;
-  if (cudaGetDeviceProperties(&prop, device) != cudaSuccess) {
-    fprintf(stderr, "cudaGetDeviceProperties failed\n");
-    return 1;
-  }
+  int dev_rc = example_device("pscr-gmres-gpu", device, &prop);
+  if (dev_rc)
+    return dev_rc;
   gpu_env g;
   if (gpu_env_init(&g, device)) {
     gpu_env_free(&g);
