@@ -36,6 +36,18 @@ static inline int EIG(lr_negligible)(EIG_T p, EIG_T d0, EIG_T d1, double abs_tol
   return ap <= abs_tol || ap <= eps2 * EIG_ABS1(d0) * EIG_ABS1(d1);
 }
 
+/* Row i of a step's result: the old values to bd, bp, the new ones in; the
+ * largest row below i with a negligible p (the deflation scan), else neg. */
+static inline int EIG(lr_put)(int i, int lo, EIG_T *d, EIG_T *p, EIG_T dnew, EIG_T pnew,
+                              EIG_T *bd, EIG_T *bp, double abs_tol, double eps2, int neg)
+{
+  bd[i] = d[i];
+  bp[i] = p[i];
+  d[i] = dnew;
+  p[i] = pnew;
+  return i > lo && EIG(lr_negligible)(p[i - 1], d[i - 1], dnew, abs_tol, eps2) ? i - 1 : neg;
+}
+
 /* One LR step on rows lo..hi, in place in d, p; the rows' old values go to
  * bd, bp, from which a step that stops is undone. Returns 0 on a tiny
  * pivot (|u_i| <= tiny) or on element growth (|q_i| > growth) unless force
@@ -66,12 +78,7 @@ static int EIG(lr_step)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T sigma, EIG_T *
       goto undo;
     EIG_T dnew = u + q + sigma;
     u = d[i + 1] - sigma - q;
-    bd[i] = d[i];
-    bp[i] = p[i];
-    d[i] = dnew;
-    p[i] = u * q;
-    if (i > lo && EIG(lr_negligible)(p[i - 1], d[i - 1], dnew, abs_tol, eps2))
-      neg = i - 1;
+    neg = EIG(lr_put)(i, lo, d, p, dnew, u * q, bd, bp, abs_tol, eps2, neg);
     continue;
   undo:
     for (int k = lo; k < i; k++) {
@@ -130,12 +137,7 @@ static int EIG(lr_step2)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T s1, EIG_T s2,
       goto undo;
     EIG_T dnew = ub + qb + s2;
     ub = da - s2 - qb;
-    bd[k] = d[k];
-    bp[k] = p[k];
-    d[k] = dnew;
-    p[k] = ub * qb;
-    if (k > lo && EIG(lr_negligible)(p[k - 1], d[k - 1], dnew, abs_tol, eps2))
-      neg = k - 1;
+    neg = EIG(lr_put)(k, lo, d, p, dnew, ub * qb, bd, bp, abs_tol, eps2, neg);
     k++;
   }
   d[hi] = ub + s2;
