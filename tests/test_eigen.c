@@ -642,6 +642,33 @@ START_TEST(test_poisson_sweep)
 END_TEST
 
 /* Error statuses of both entry points. */
+/*
+ * A zero pivot inside a pipelined LR pair (lr_impl.h lr_step2), after the
+ * pair has stored a row, so that the pair must restore it and hand over to
+ * the single steps with their shift retries. M = I and
+ * T = tridiag(1; 2, 3, 2, 2, 2; 1), p_i = e_i^2 = 1. The trailing 2 x 2
+ * [[2, 1], [1, 2]] gives the Wilkinson shift sigma = 2 - 1 / (0 + 1) = 1
+ * exactly. First step: u_0 = 2 - 1 = 1, q_0 = 1, u_1 = 3 - 1 - 1 = 1,
+ * q_1 = 1, u_2 = 2 - 1 - 1 = 0: a zero pivot at row 2, by which time the
+ * second step has stored row 0. Every value is exact in binary.
+ */
+START_TEST(test_lr_pair_pivot)
+{
+  pencil p = {5, 1, NULL, NULL, NULL, NULL};
+  p.ad = calloc(5, sizeof(double complex));
+  p.ao = calloc(5, sizeof(double complex));
+  p.md = calloc(5, sizeof(double complex));
+  const double d[5] = {2, 3, 2, 2, 2};
+  for (int i = 0; i < 5; i++) {
+    p.ad[i] = d[i];
+    p.ao[i] = i < 4 ? 1.0 : 0.0;
+    p.md[i] = 1.0;
+  }
+  solve_and_check(&p, "complex, zero pivot in an LR pair");
+  pencil_free(&p);
+}
+END_TEST
+
 START_TEST(test_errors)
 {
   double ad[3] = {2, 2, 2}, ao[2] = {-1, -1}, md[3] = {1, 1, 1}, mo[2] = {0.1, 0.1}, lam[3],
@@ -829,6 +856,7 @@ int main(void)
   suite_add_tcase(s, tsw);
   TCase *te = tcase_create("errors");
   tcase_add_test(te, test_errors);
+  tcase_add_test(te, test_lr_pair_pivot);
   tcase_add_test(te, test_threads);
   tcase_add_test(te, test_thread_counts);
   suite_add_tcase(s, te);
