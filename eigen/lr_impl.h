@@ -48,6 +48,16 @@ static inline int EIG(lr_put)(int i, int lo, EIG_T *d, EIG_T *p, EIG_T dnew, EIG
   return i > lo && EIG(lr_negligible)(p[i - 1], d[i - 1], dnew, abs_tol, eps2) ? i - 1 : neg;
 }
 
+/* Undo a step that stopped: rows lo..k-1 back from bd, bp. */
+static inline void EIG(lr_restore)(int lo, int k, EIG_T *d, EIG_T *p, const EIG_T *bd,
+                                   const EIG_T *bp)
+{
+  for (int m = lo; m < k; m++) {
+    d[m] = bd[m];
+    p[m] = bp[m];
+  }
+}
+
 /* One LR step on rows lo..hi, in place in d, p; the rows' old values go to
  * bd, bp, from which a step that stops is undone. Returns 0 on a tiny
  * pivot (|u_i| <= tiny) or on element growth (|q_i| > growth) unless force
@@ -81,10 +91,7 @@ static int EIG(lr_step)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T sigma, EIG_T *
     neg = EIG(lr_put)(i, lo, d, p, dnew, u * q, bd, bp, abs_tol, eps2, neg);
     continue;
   undo:
-    for (int k = lo; k < i; k++) {
-      d[k] = bd[k];
-      p[k] = bp[k];
-    }
+    EIG(lr_restore)(lo, i, d, p, bd, bp);
     return 0;
   }
   d[hi] = u + sigma;
@@ -94,20 +101,20 @@ static int EIG(lr_step)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T sigma, EIG_T *
   return 1;
 }
 
-/* Two LR steps on rows lo..hi, the first with shift s1 and the second with
- * s2, pipelined: the second step's row i needs only rows i and i + 1 of the
- * first, so it runs one row behind it in the same loop, and the two
- * recurrences (each waiting on a division per row) overlap. The values are
- * those of two lr_step calls in a row; the first step's rows stay in
- * registers and only the second's are stored (old values to bd, bp).
+/* Two LR steps with the shift sigma on rows lo..hi, pipelined: the second
+ * step's row i needs only rows i and i + 1 of the first, so it runs one row
+ * behind it in the same loop, and the two recurrences (each waiting on a
+ * division per row) overlap. The values are those of two lr_step calls in a
+ * row; the first step's rows stay in registers and only the second's are
+ * stored (old values to bd, bp).
  * Returns 0, with d, p as before, where either step meets a tiny pivot or
  * element growth (lr_step's tests; the caller then takes single steps);
  * otherwise *lneg as lr_step's. */
-static int EIG(lr_step2)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T s1, EIG_T s2, EIG_T *bd,
+static int EIG(lr_step2)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T sigma, EIG_T *bd,
                          EIG_T *bp, double tiny, double growth, double abs_tol, double eps2,
                          int *lneg)
 {
-  EIG_T ua = d[lo] - s1, ub = 0.0, pa = 0.0;
+  EIG_T ua = d[lo] - sigma, ub = 0.0, pa = 0.0;
   int neg = -1, k = lo; /* rows lo..k-1 hold the second step's values */
   for (int i = lo; i <= hi; i++) {
     /* First step, row i: d1_i (and p1_i unless i is the last row). */
@@ -119,14 +126,14 @@ static int EIG(lr_step2)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T s1, EIG_T s2,
       EIG_T qa = EIG_DIV(p[i], ua);
       if (!(EIG_ABS1(qa) <= growth))
         goto undo;
-      da = ua + qa + s1;
-      ua = d[i + 1] - s1 - qa;
+      da = ua + qa + sigma;
+      ua = d[i + 1] - sigma - qa;
       pa = ua * qa;
     } else {
-      da = ua + s1;
+      da = ua + sigma;
     }
     if (i == lo) {
-      ub = da - s2;
+      ub = da - sigma;
       continue;
     }
     /* Second step, row i - 1, from p1_{i-1} and d1_i. */
@@ -135,21 +142,18 @@ static int EIG(lr_step2)(int lo, int hi, EIG_T *d, EIG_T *p, EIG_T s1, EIG_T s2,
     EIG_T qb = EIG_DIV(pa_prev, ub);
     if (!(EIG_ABS1(qb) <= growth))
       goto undo;
-    EIG_T dnew = ub + qb + s2;
-    ub = da - s2 - qb;
+    EIG_T dnew = ub + qb + sigma;
+    ub = da - sigma - qb;
     neg = EIG(lr_put)(k, lo, d, p, dnew, ub * qb, bd, bp, abs_tol, eps2, neg);
     k++;
   }
-  d[hi] = ub + s2;
+  d[hi] = ub + sigma;
   if (EIG(lr_negligible)(p[hi - 1], d[hi - 1], d[hi], abs_tol, eps2))
     neg = hi - 1;
   *lneg = neg;
   return 1;
 undo:
-  for (int m = lo; m < k; m++) {
-    d[m] = bd[m];
-    p[m] = bp[m];
-  }
+  EIG(lr_restore)(lo, k, d, p, bd, bp);
   return 0;
 }
 
@@ -220,13 +224,13 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
 
     /* Two steps with the same shift in one pipelined pass (lr_step2): 17%
      * more steps than single steps with a fresh shift each (order 8191
-     * Helmholtz), at about the time of one. (The second eigenvalue of the
-     * trailing 2 x 2 as the second shift needed fewer steps but failed a
-     * fifth of the pairs on growth.) Where the pair fails, or for the
-     * exceptional shift, single steps as below. */
+     * Helmholtz), at about the time of one. (The other eigenvalue of the
+     * trailing 2 x 2 as the second step's shift needed fewer steps but
+     * failed a fifth of the pairs on growth.) Where the pair fails, or for
+     * the exceptional shift, single steps as below. */
     int ok = 0, lneg = -1;
     if (!exceptional) {
-      ok = EIG(lr_step2)(lo, hi, d, p, sigma, sigma, dn, pn, tiny, growth, abs_tol, eps2, &lneg);
+      ok = EIG(lr_step2)(lo, hi, d, p, sigma, dn, pn, tiny, growth, abs_tol, eps2, &lneg);
       if (ok)
         it++;
     }
