@@ -30,7 +30,6 @@ template <class T> struct Facs {
   int ndim;
 
   __host__ __device__ FacDim<T> dim(int r) const { return r == 0 ? f0 : (r == 1 ? f1 : f2); }
-  __host__ FacDim<T> &dim_ref(int r) { return r == 0 ? f0 : (r == 1 ? f1 : f2); }
 };
 
 // One level i of dimension d.
@@ -60,12 +59,15 @@ constexpr int THREADS = 256;
 // Eigenpairs summed by one thread of the first reduction pass.
 constexpr int ITEM_EIGS = 32;
 
-inline unsigned grid_of(size_t count)
+// Blocks of `per` work items each for `count` items, between 1 and cap (the
+// loops are grid-stride, so a capped grid still covers everything).
+inline unsigned blocks_capped(size_t count, size_t per, size_t cap)
 {
-  size_t g = (count + THREADS - 1) / THREADS;
-  const size_t cap = (size_t)1 << 24;
+  const size_t g = (count + per - 1) / per;
   return (unsigned)(g < cap ? (g > 0 ? g : 1) : cap);
 }
+
+inline unsigned grid_of(size_t count) { return blocks_capped(count, THREADS, (size_t)1 << 24); }
 
 // Launch shape of the coupling and gather kernels (levels_kernels.cuh): x
 // runs over the S entries t of a slab, y over `rows` slabs, so that no entry
@@ -84,12 +86,9 @@ inline SlabGrid slab_grid(size_t S, size_t rows)
   while (bx < (unsigned)THREADS && (size_t)bx < S)
     bx <<= 1;
   const unsigned by = (unsigned)THREADS / bx;
-  size_t gx = (S + bx - 1) / bx, gy = (rows + by - 1) / by;
-  const size_t capx = (size_t)1 << 24, capy = 65535;
   SlabGrid g;
   g.block = dim3(bx, by);
-  g.grid = dim3((unsigned)(gx < capx ? (gx > 0 ? gx : 1) : capx),
-                (unsigned)(gy < capy ? (gy > 0 ? gy : 1) : capy));
+  g.grid = dim3(blocks_capped(S, bx, (size_t)1 << 24), blocks_capped(rows, by, 65535));
   return g;
 }
 

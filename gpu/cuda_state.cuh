@@ -99,21 +99,25 @@ inline void mark(const State *s, int kind, cudaStream_t stream)
 
 template <class T> Facs<T> facs_of(const State *s)
 {
-  Facs<T> F;
-  memset(&F, 0, sizeof F);
-  F.ndim = s->ndim;
+  FacDim<T> D[3];
+  memset(D, 0, sizeof D);
   for (int d = 0; d < 3; d++) {
-    FacDim<T> &D = F.dim_ref(d);
-    D.n = s->n[d];
+    D[d].n = s->n[d];
     if (d < s->ndim) {
       const T *base = (const T *)s->fac[d];
       const size_t n = (size_t)s->n[d];
-      D.ad = base;
-      D.ao = base + n;
-      D.md = base + 2 * n;
-      D.mo = base + 3 * n;
+      D[d].ad = base;
+      D[d].ao = base + n;
+      D[d].md = base + 2 * n;
+      D[d].mo = base + 3 * n;
     }
   }
+  Facs<T> F;
+  memset(&F, 0, sizeof F);
+  F.f0 = D[0];
+  F.f1 = D[1];
+  F.f2 = D[2];
+  F.ndim = s->ndim;
   return F;
 }
 
