@@ -21,7 +21,6 @@
 #include "baseline_cuda.h"
 #include "cusparse_level3.h"
 
-
 /* A cuSPARSE call failed. */
 #define BL_CUSPARSE_GOTO(st, label, call)                                                    \
   do {                                                                                       \
