@@ -148,10 +148,12 @@ __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, siz
     if (L.direct) {
       reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
     } else {
+      // Forward sums have two accumulators: the third slot stays unused.
       T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
       out[t] = acc0;
       out[S + t] = acc1;
-      out[2 * S + t] = acc2;
+      if (back)
+        out[2 * S + t] = acc2;
     }
   }
 }
@@ -170,7 +172,8 @@ __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *
       const T *in = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
       acc0 += in[t];
       acc1 += in[S + t];
-      acc2 += in[2 * S + t];
+      if (back)
+        acc2 += in[2 * S + t];
     }
     reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
   }

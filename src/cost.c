@@ -184,9 +184,11 @@ static void walk_level_reduce(const cost_walk *w, int d, const level_stats *s, d
     add(c, f1, B * (s->ne + out) * S, es, 1);
     return;
   }
-  add(c, f1, B * (s->ne + 3 * s->items) * S, es, 1);
-  /* Second pass: three sums of the block's items. */
-  add(c, B * s->items * S * 3 * o->add, B * (3 * s->items + out) * S, es, 1);
+  /* Partial sums per item: the accumulators, 2 (forward) or 3 (back). */
+  const double acc = back ? 3 : 2;
+  add(c, f1, B * (s->ne + acc * s->items) * S, es, 1);
+  /* Second pass: the sums of the block's items. */
+  add(c, B * s->items * S * acc * o->add, B * (acc * s->items + out) * S, es, 1);
 }
 
 /*
