@@ -111,6 +111,42 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int **item
 
 } // namespace
 
+// Whether the last dimension's factors (a_diag, a_off, m_diag, m_off, n
+// entries of es bytes; the off-diagonals n - 1) are Toeplitz but for their
+// end rows, compared bitwise, as every uniform mesh gives them; if so,
+// ToepFacs' row-class table into tab (`one`: the element 1). Off unless
+// n >= 4, and when PSCR_CUDA_TOEPLITZ=0 is in the environment (tests
+// compare both).
+static int toeplitz_ends(const void *const fac[4], int n, size_t es, const void *one,
+                         unsigned char *tab)
+{
+  const char *pe = getenv("PSCR_CUDA_TOEPLITZ");
+  if (n < 4 || (pe && strcmp(pe, "0") == 0))
+    return 0;
+  const char *ad = (const char *)fac[0], *ao = (const char *)fac[1];
+  const char *md = (const char *)fac[2], *mo = (const char *)fac[3];
+  const size_t un = (size_t)n;
+  for (size_t i = 2; i + 1 < un; i++)
+    if (memcmp(ad + i * es, ad + es, es) || memcmp(md + i * es, md + es, es))
+      return 0;
+  for (size_t i = 2; i + 2 < un; i++)
+    if (memcmp(ao + i * es, ao + es, es) || memcmp(mo + i * es, mo + es, es))
+      return 0;
+  // By class: first, interior, last, padding (ad 1; md, ao, mo 0).
+  const char *src[PART_TOEP_ENTRIES] = {
+      ad, ad + es, ad + (un - 1) * es, (const char *)one,
+      md, md + es, md + (un - 1) * es, nullptr,
+      ao, ao + es, ao + (un - 2) * es, nullptr,
+      mo, mo + es, mo + (un - 2) * es, nullptr};
+  for (int k = 0; k < PART_TOEP_ENTRIES; k++) {
+    if (src[k])
+      memcpy(tab + (size_t)k * es, src[k], es);
+    else
+      memset(tab + (size_t)k * es, 0, es);
+  }
+  return 1;
+}
+
 // Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
 // Automatic, from H100 measurements (bench/results/2026-11-23-h100-tuning):
 // 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
@@ -195,6 +231,8 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   if (s->rows > 0) {
     const size_t b = 4 * (size_t)s->part_p * (size_t)s->rows * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
+    const size_t bt = pscr_cuda::PART_TOEP_ENTRIES * es;
+    PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->ptoep, bt), bt);
     PSCR_CUDA_GOTO(st, fail,
                    pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0, v->device));
   }
@@ -344,6 +382,12 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     cudaError_t ce = cudaMemcpy(s->pfac, pf, 4 * np * es, cudaMemcpyHostToDevice);
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
+    unsigned char tab[pscr_cuda::PART_TOEP_ENTRIES * 16];
+    s->part_toep = pscr_cuda::toeplitz_ends(v->fac[l], s->n[l], es, one, tab);
+    if (s->part_toep)
+      PSCR_CUDA_GOTO(st, out,
+                     cudaMemcpy(s->ptoep, tab, pscr_cuda::PART_TOEP_ENTRIES * es,
+                                cudaMemcpyHostToDevice));
   }
   // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex),
   // rounded to float for a single-precision plan.
@@ -387,10 +431,12 @@ out:
 
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
 
-extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag)
+extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
+                                       int *toeplitz)
 {
   const State *s = (const State *)state;
   *rows = s->rows;
   *threads = s->rows > 0 ? s->part_p : 1;
   *mdiag = s->rows > 0 && s->part_mdiag;
+  *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->cplx != 0, s->part_p, s->rows, s->elem);
 }

@@ -25,6 +25,34 @@ template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *cs, int rows,
                     int nrhs, cudaStream_t stream);
 
+// One k_part launch with factors C (PartFacs or ToepFacs): the paired or
+// unpaired kernel, of THREADS or PART_MAX_P threads per block.
+template <class T, int M, class F>
+cudaError_t launch_k_part(const F &C, bool pair, int threads, size_t blocks, size_t smem,
+                          const LevelArgs<T> &L, int nl, int B, const T *cs, const T *x,
+                          const T *g, T *v, int P, int stage, int *flag, cudaStream_t stream)
+{
+  const unsigned nb = (unsigned)blocks;
+  if constexpr (part_ysmem<T>()) {
+    if (pair) {
+      if (threads <= THREADS)
+        k_part<T, M, THREADS, true, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v,
+                                                                      P, stage, flag);
+      else
+        k_part<T, M, PART_MAX_P, true, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g,
+                                                                         v, P, stage, flag);
+      return pscr_cuda_launch_check(stream);
+    }
+  }
+  if (threads <= THREADS)
+    k_part<T, M, THREADS, false, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v, P,
+                                                                   stage, flag);
+  else
+    k_part<T, M, PART_MAX_P, false, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v,
+                                                                      P, stage, flag);
+  return pscr_cuda_launch_check(stream);
+}
+
 template <class T, int M>
 cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
                           const T *g, T *v, int nrhs, cudaStream_t stream)
@@ -33,7 +61,7 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const size_t nsys = (size_t)B * (size_t)L.ne;
   const size_t np = (size_t)P * M;
   // Factors staged in shared memory when small; then a persistent grid.
-  const int stage = 4 * np * sizeof(T) <= PART_STAGE_BYTES;
+  const int stage = part_stages(P, M, sizeof(T));
   // By the systems of one right-hand side (B counts nrhs of them at
   // every level): a batch then runs the kernel of a single solve, so its u_r
   // stay bitwise the same.
@@ -45,59 +73,57 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const size_t cap = stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
   if (blocks > cap)
     blocks = cap;
-  const size_t smem = (size_t)threads * part_smem_per_thread<T, M>(pair) * sizeof(T) +
-                      (stage ? 4 * np * sizeof(T) : 0);
+  const size_t smem = (size_t)threads * part_smem_per_thread<T, M>(pair) * sizeof(T);
+  const int nl = s->n[s->ndim - 1];
+  if constexpr (part_toep_inst<T, M>())
+    if (part_toep_used(s->part_toep, false, P, M, sizeof(T))) {
+      const ToepFacs<T> C = {(const T *)s->ptoep, nl, s->part_mdiag != 0};
+      return launch_k_part<T, M>(C, pair, threads, blocks, smem + PART_TOEP_ENTRIES * sizeof(T),
+                                 L, nl, B, cs, x, g, v, P, stage, s->flag, stream);
+    }
   PartFacs<T> C;
   C.ad = (const T *)s->pfac;
   C.md = C.ad + np;
   C.ao = C.md + np;
   C.mo = s->part_mdiag ? nullptr : C.ao + np;
-  const int nl = s->n[s->ndim - 1];
-  if constexpr (part_ysmem<T>()) {
-    if (pair) {
-      if (threads <= THREADS)
-        k_part<T, M, THREADS, true><<<(unsigned)blocks, threads, smem, stream>>>(
-            L, C, nl, B, cs, x, g, v, P, stage, s->flag);
-      else
-        k_part<T, M, PART_MAX_P, true><<<(unsigned)blocks, threads, smem, stream>>>(
-            L, C, nl, B, cs, x, g, v, P, stage, s->flag);
-      return pscr_cuda_launch_check(stream);
-    }
-  }
-  if (threads <= THREADS)
-    k_part<T, M, THREADS, false><<<(unsigned)blocks, threads, smem, stream>>>(
-        L, C, nl, B, cs, x, g, v, P, stage, s->flag);
-  else
-    k_part<T, M, PART_MAX_P, false><<<(unsigned)blocks, threads, smem, stream>>>(
-        L, C, nl, B, cs, x, g, v, P, stage, s->flag);
-  return pscr_cuda_launch_check(stream);
+  return launch_k_part<T, M>(C, pair, threads, blocks, smem + (stage ? 4 * np * sizeof(T) : 0), L,
+                             nl, B, cs, x, g, v, P, stage, s->flag, stream);
 }
 
 // k_part may need more than the default 48 KB of dynamic shared memory: the
 // most a launch asks for, capped at the device's per-block limit (the
 // factor staging, PART_STAGE_BYTES, only comes with small P; a launch that
 // still asked for more would fail and report it).
-template <class T, int M, bool PAIRED> cudaError_t part_attr_paired(int cap)
+template <class T, int M, bool PAIRED, class F> cudaError_t part_attr_paired(int cap)
 {
   constexpr int bytes = part_smem_per_thread<T, M>(PAIRED) * (int)sizeof(T);
   const int small = THREADS * bytes + PART_STAGE_BYTES;
   const int large = PART_MAX_P * bytes + PART_STAGE_BYTES;
-  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS, PAIRED>,
+  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS, PAIRED, F>,
                                        cudaFuncAttributeMaxDynamicSharedMemorySize,
                                        small < cap ? small : cap);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED>,
+    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>,
                              cudaFuncAttributeMaxDynamicSharedMemorySize,
                              large < cap ? large : cap);
   return e;
 }
 
-template <class T, int M> cudaError_t part_attr(int cap)
+template <class T, int M, class F> cudaError_t part_attr_f(int cap)
 {
-  cudaError_t e = part_attr_paired<T, M, false>(cap);
+  cudaError_t e = part_attr_paired<T, M, false, F>(cap);
   if constexpr (part_ysmem<T>())
     if (e == cudaSuccess)
-      e = part_attr_paired<T, M, true>(cap);
+      e = part_attr_paired<T, M, true, F>(cap);
+  return e;
+}
+
+template <class T, int M> cudaError_t part_attr(int cap)
+{
+  cudaError_t e = part_attr_f<T, M, PartFacs<T>>(cap);
+  if constexpr (part_toep_inst<T, M>())
+    if (e == cudaSuccess)
+      e = part_attr_f<T, M, ToepFacs<T>>(cap);
   return e;
 }
 

@@ -68,12 +68,14 @@ struct State {
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
+  int part_toep;       // A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
   int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
   cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
   void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
+  void *ptoep;         // their row-class table (ToepFacs), PART_TOEP_ENTRIES entries
   DimState dim[2];
   Prof *prof;          // non-NULL only inside pscr_cuda_state_solve_profile
   void *mem[MAX_ALLOCS];

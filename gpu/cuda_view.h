@@ -77,7 +77,8 @@ pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void
 void pscr_cuda_state_destroy(void *state);
 /* The level-3 solver chosen at setup: rows per thread (0: plain Thomas) and
    threads per subproblem. */
-void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag);
+void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
+                            int *toeplitz);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

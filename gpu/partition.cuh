@@ -46,6 +46,29 @@ constexpr int PART_MAX_P = PSCR_PART_MAX_P;
 // Largest factor copy (4 P M entries) k_part stages in shared memory.
 constexpr int PART_STAGE_BYTES = 16384;
 
+// Whether k_part stages the factor table (P threads of M rows, es bytes per entry).
+inline bool part_stages(int P, int M, size_t es)
+{
+  return 4 * (size_t)P * (size_t)M * es <= (size_t)PART_STAGE_BYTES;
+}
+
+// ToepFacs (below) are instantiated for real types and M >= PART_TOEP_MIN_M
+// only: the smaller chunk sizes serve short systems, whose factor table is
+// staged; complex kernels spilled more with them and ran slower (H100,
+// 4095^2 Helmholtz C64 10.9 -> 14.0 ms, C32 4.9 -> 5.4 ms).
+constexpr int PART_TOEP_MIN_M = 8;
+template <class T, int M> constexpr bool part_toep_inst()
+{
+  return M >= PART_TOEP_MIN_M && std::is_same<T, real_t<T>>::value;
+}
+
+// Whether k_part uses ToepFacs: toep (the factors have the form), an
+// instantiated type and M, and a table that is not staged.
+inline bool part_toep_used(int toep, bool cplx, int P, int M, size_t es)
+{
+  return toep && !cplx && M >= PART_TOEP_MIN_M && !part_stages(P, M, es);
+}
+
 // Warp shuffles of a scalar within segments of `width` lanes (a power of two <= 32).
 __device__ inline double shfl_up(double v, int d, int width)
 {
@@ -99,13 +122,49 @@ template <class T> __device__ inline bool pivot_bad(T piv, real_t<T> scale)
 // the warp. Rows past n_l are identity rows (ad = 1, md = ao = mo = 0).
 // mo is NULL when M_l is diagonal (lumped mass): one load and one
 // multiply-add per row less (measured gain small: 2.844 -> 2.839 ms, R64
-// 4095^2 level 3).
+// 4095^2 level 3). diag / off take the row's table position `at` and its
+// row index (unused here; ToepFacs uses it instead).
 template <class T> struct PartFacs {
   const T *ad, *md, *ao, *mo; // P M entries each
 
-  __device__ T diag(int at, T s) const { return ad[at] + s * md[at]; }
-  __device__ T off(int at, T s) const { return mo ? ao[at] + s * mo[at] : ao[at]; }
+  __device__ T diag(int at, int, T s) const { return ad[at] + s * md[at]; }
+  __device__ T off(int at, int, T s) const { return mo ? ao[at] + s * mo[at] : ao[at]; }
 };
+
+// The same factors when A_l and M_l are Toeplitz but for their first and
+// last rows (every uniform mesh; real plans only, see part_toep_inst): a
+// table of four row classes instead
+// of P M rows, staged in shared memory by every thread block, so level 3
+// reads no factors from L1/L2 (a timing what-if without factor loads
+// bounded the gain at a quarter of level 3, H100 4095^2 Poisson,
+// bench/results/2026-11-23-h100-whatif-factor-loads). tab: ad | md | ao |
+// mo, four entries each, by class: diagonals row 0, rows 1 .. n-2, row n-1,
+// padding rows (1, 0); off-diagonals (i, i+1) i = 0, 1 .. n-3, n-2, and
+// i >= n-1 (0, 0). The arithmetic is PartFacs' (a + s m), so both give the
+// same numbers. n_l >= 4. (Twelve scalars chosen per row by selects were
+// hoisted out of the unrolled row loop by the compiler and spilled: 600
+// bytes of stack, 4095^2 R64 3.7 -> 5.2 ms. With the table: R64 3.71 ->
+// 3.36 ms, 2047^2 1.20 -> 1.01 ms; R32 2.49 -> 2.41 ms.)
+template <class T> struct ToepFacs {
+  const T *tab; // 16 entries: global memory, then the block's shared copy
+  int nl;
+  bool mdiag; // M_l diagonal: off() is the A_l entry alone, as PartFacs with mo NULL
+
+  __device__ T diag(int, int i, T s) const
+  {
+    const int c = (i > 0) + (i >= nl - 1) + (i >= nl);
+    return tab[c] + s * tab[4 + c];
+  }
+  __device__ T off(int, int i, T s) const
+  {
+    const int c = (i > 0) + (i >= nl - 2) + (i >= nl - 1);
+    return mdiag ? tab[8 + c] : tab[8 + c] + s * tab[12 + c];
+  }
+};
+constexpr int PART_TOEP_ENTRIES = 16;
+
+template <class F> struct is_toep : std::false_type {};
+template <class T> struct is_toep<ToepFacs<T>> : std::true_type {};
 
 // Shared memory of k_part per thread: the staging buffer of r and x (M + 1
 // entries: row i at i + i / M, padded against bank conflicts). Real types
@@ -158,8 +217,8 @@ template <class T, int N> struct Column<T, N, true> {
 // the boundary unknowns, the back substitution, and the solution written to
 // out (NULL: a repeated slot, not written). ybs: this thread's yb column
 // (YS); sL..sR: the PCR rows. Every thread of the block calls it (barriers).
-template <class T, int M, bool YS>
-__device__ __forceinline__ void part_solve(const PartFacs<T> &C, T s, T *buf, T *mine, T *ybs,
+template <class T, int M, bool YS, class F>
+__device__ __forceinline__ void part_solve(const F &C, T s, T *buf, T *mine, T *ybs,
                                            T *sL, T *sD, T *sU, T *sR, int lp, int P, int nl,
                                            T *out, int *flag)
 {
@@ -173,11 +232,12 @@ __device__ __forceinline__ void part_solve(const PartFacs<T> &C, T s, T *buf, T 
   Column<T, M - 1, YS> ya, yb;
   ya.bind(mine);
   yb.bind(ybs);
-  T a = lp > 0 ? C.off((M - 1) * P + lp - 1, s) : T(0);
+  const int row0 = lp * M; // this thread's first row
+  T a = lp > 0 ? C.off((M - 1) * P + lp - 1, row0 - 1, s) : T(0);
   for (int k = 0; k < M - 1; k++) {
     const int at = k * P + lp;
-    const T bd = C.diag(at, s);
-    const T c = C.off(at, s);
+    const T bd = C.diag(at, row0 + k, s);
+    const T c = C.off(at, row0 + k, s);
     const T r = mine[k];
     const T tt = k > 0 ? a * cp[k - 1] : T(0);
     const T piv = bd - tt;
@@ -199,8 +259,8 @@ __device__ __forceinline__ void part_solve(const PartFacs<T> &C, T s, T *buf, T 
   }
   // Boundary row e_p: a (from the loop), bde, ce, re.
   const int ate = (M - 1) * P + lp;
-  const T bde = C.diag(ate, s);
-  const T ce = C.off(ate, s);
+  const T bde = C.diag(ate, row0 + M - 1, s);
+  const T ce = C.off(ate, row0 + M - 1, s);
   const T re = mine[M - 1];
   __syncthreads(); // complex: the staging buffer becomes the PCR rows
 
@@ -338,10 +398,11 @@ __device__ inline void stage_one(const LevelRhs<T> &R, T *buf, int lp, int P, in
     buf[i + i / M] = i < nl ? R.at((size_t)i) : T(0);
 }
 
-template <class T, int M, int NT, bool PAIRED>
+// F: PartFacs<T> (rows; staged when small) or ToepFacs<T> (row classes; always staged).
+template <class T, int M, int NT, bool PAIRED, class F>
 __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
-    k_part(LevelArgs<T> L, PartFacs<T> C, int nl, int B, const T *cs, const T *x, const T *g,
-           T *v, int P, int stage, int *flag)
+    k_part(LevelArgs<T> L, F C, int nl, int B, const T *cs, const T *x, const T *g, T *v, int P,
+           int stage, int *flag)
 {
   static_assert(M >= 2, "a chunk needs an interior row and a boundary row");
   extern __shared__ double part_smem[];
@@ -360,15 +421,23 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
   T *sbase = reinterpret_cast<T *>(part_smem);
   // Small systems: the factors once per thread block in shared memory (the
   // grid is persistent, so each block solves many systems).
-  if (stage) {
-    for (int i = threadIdx.x; i < 4 * npad; i += blockDim.x)
-      sbase[i] = C.ad[i];
-    C.ad = sbase;
-    C.md = sbase + npad;
-    C.ao = sbase + 2 * npad;
-    C.mo = C.mo ? sbase + 3 * npad : nullptr;
-    sbase += 4 * npad;
+  if constexpr (is_toep<F>::value) {
+    for (int i = threadIdx.x; i < PART_TOEP_ENTRIES; i += blockDim.x)
+      sbase[i] = C.tab[i];
+    C.tab = sbase;
+    sbase += PART_TOEP_ENTRIES;
     __syncthreads();
+  } else {
+    if (stage) {
+      for (int i = threadIdx.x; i < 4 * npad; i += blockDim.x)
+        sbase[i] = C.ad[i];
+      C.ad = sbase;
+      C.md = sbase + npad;
+      C.ao = sbase + 2 * npad;
+      C.mo = C.mo ? sbase + 3 * npad : nullptr;
+      sbase += 4 * npad;
+      __syncthreads();
+    }
   }
   // A slot's shared memory. YS: PAIR chunk buffers (r, then ya, then x) |
   // yb (M - 1 per thread, odd stride: no bank conflicts) | PCR rows. Else
@@ -415,7 +484,7 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
 #pragma unroll
     for (int q = 0; q < PAIR; q++) {
       T *buf = sb + (size_t)q * P * (M + 1);
-      part_solve<T, M, YS>(C, cs[bq[q]] + L.lam[eq[q]], buf, buf + (size_t)lp * (M + 1), ybs,
+      part_solve<T, M, YS, F>(C, cs[bq[q]] + L.lam[eq[q]], buf, buf + (size_t)lp * (M + 1), ybs,
                            sL, sD, sU, sR, lp, P, nl,
                            active[q] ? v + sys[q] * (size_t)nl : nullptr, flag);
     }

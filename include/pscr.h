@@ -370,6 +370,16 @@ typedef struct pscr_info {
    */
   int level3_rows_per_thread;
   int level3_threads_per_system;
+  /**
+   * 1 when the CUDA level-3 solver forms the last dimension's factors from
+   * a table of four row classes in shared memory instead of loading them
+   * per row: real plans whose A_n and M_n are Toeplitz but for their first
+   * and last rows (every uniform mesh), when the full factor table is too
+   * large for shared memory (M >= 8 rows per thread); otherwise 0. The
+   * solutions are bitwise those of the table path. PSCR_CUDA_TOEPLITZ=0 in
+   * the environment at plan time turns it off.
+   */
+  int level3_toeplitz;
   /* The cost model describes one solve of ONE right-hand side. A batch of K
      (pscr_solve_batch) does K times the flops and bytes; on the CUDA backend
      its launches are those of one solve per group of up to max_batch. */

@@ -57,8 +57,9 @@ struct pscr_plan {
   /* Level-3 solver (pscr_info): rows per thread and threads per subproblem
      of the CUDA partitioned solver; 0 and 1 for plain Thomas. Set by the
      backend's setup. level3_mdiag: the partitioned solver skips the zero
-     off-diagonal of a diagonal M_l (one multiply-add per row less). */
-  int level3_rows, level3_threads, level3_mdiag;
+     off-diagonal of a diagonal M_l (one multiply-add per row less).
+     level3_toeplitz: it forms M_l, A_l from scalars (pscr_info). */
+  int level3_rows, level3_threads, level3_mdiag, level3_toeplitz;
 };
 
 /* The cost model of one solve (cost.c): per stage kind, their sum, and the

@@ -11,7 +11,8 @@
  * max_batch, graph capture, zero pivots) bitwise equal to single solves;
  * single precision (R32, C32) on every size, kind and level-3 solver, with
  * the float bound of test_single.c; the level-3 solver's paired mode
- * (PSCR_CUDA_PAIR) bitwise equal to the unpaired one.
+ * (PSCR_CUDA_PAIR) against the unpaired one, and its Toeplitz factors
+ * (uniform meshes, PSCR_CUDA_TOEPLITZ) bitwise equal to the factor table.
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
  * exits 77 (ctest skip) when the CUDA backend or a device is not available.
@@ -416,6 +417,99 @@ static const int pair_rows[] = {0, 2, 4, 8, 16};
 #define N_PAIR_ROWS ((int)(sizeof pair_rows / sizeof pair_rows[0]))
 
 static pscr_plan *make_batch_plan(const op *o, int max_batch, int rows);
+
+/* k_part's Toeplitz factors (twelve scalars instead of the factor table,
+   for A_n, M_n Toeplitz but for their end rows) against the table:
+   PSCR_CUDA_TOEPLITZ unset against =0, on the model problems of
+   pscr_problem_create, each dtype, 2D and 3D, unpaired and (real) paired.
+   The arithmetic per row is the table's (a + s m, identity rows past n_l),
+   so the solutions must be bitwise equal. pscr_info says which path a plan
+   took: a real plan on a uniform mesh whose table is not staged takes it
+   (last dimensions 600..2100 with 8 or 16 rows per thread); complex plans
+   (Helmholtz), a graded mesh and a short last dimension (staged table, 2
+   rows per thread) do not. */
+typedef struct toep_case {
+  pscr_problem_kind k;
+  int ndim, n[3], single;
+  double grading;
+  int expect; /* pscr_info.level3_toeplitz of the default plan */
+} toep_case;
+static const toep_case toep_cases[] = {
+    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {9, 2100, 1}, 0, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {6, 1100, 1}, 1, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {5, 1024, 1}, 0, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 3, {4, 5, 600}, 0, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 3, {3, 4, 1030}, 1, 0.0, 1},
+    {PSCR_PROBLEM_HELMHOLTZ, 2, {7, 600, 1}, 0, 0.0, 0},
+    {PSCR_PROBLEM_HELMHOLTZ, 2, {5, 700, 1}, 1, 0.0, 0},
+    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.3, 0},
+    {PSCR_PROBLEM_POISSON, 2, {5, 100, 1}, 0, 0.0, 0},
+};
+#define N_TOEP ((int)(sizeof toep_cases / sizeof toep_cases[0]))
+
+/* A CUDA plan of o made with `var` set to `val` (NULL: unset) in the
+   environment, and its pscr_info. */
+static pscr_plan *plan_with_env(const op *o, const char *var, const char *val, pscr_info *info)
+{
+  if (val)
+    ck_assert_int_eq(setenv(var, val, 1), 0);
+  pscr_plan *plan = make_plan(o, PSCR_BACKEND_CUDA);
+  if (val)
+    ck_assert_int_eq(unsetenv(var), 0);
+  ck_assert_int_eq(pscr_plan_info(plan, info), PSCR_SUCCESS);
+  return plan;
+}
+
+static const char *const dtype_names[] = {"R64", "C64", "R32", "C32"};
+
+START_TEST(toeplitz_against_table)
+{
+  const toep_case *tc = &toep_cases[_i / 2];
+  const int paired = _i % 2;
+  op o;
+  make_op_model(&o, tc->k, tc->ndim, tc->n, tc->grading);
+  if (tc->single)
+    op_to_single(&o);
+  const int real = o.dtype == PSCR_R64 || o.dtype == PSCR_R32;
+  if (paired && !real) { /* complex plans never pair */
+    op_free(&o);
+    return;
+  }
+  if (paired)
+    ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", "1", 1), 0);
+  pscr_info it, i0;
+  pscr_plan *pt = plan_with_env(&o, "PSCR_CUDA_TOEPLITZ", NULL, &it);
+  pscr_plan *p0 = plan_with_env(&o, "PSCR_CUDA_TOEPLITZ", "0", &i0);
+  if (paired)
+    ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  ck_assert_msg(it.level3_toeplitz == tc->expect, "case %d: level3_toeplitz %d, expected %d",
+                _i, it.level3_toeplitz, tc->expect);
+  ck_assert_int_eq(i0.level3_toeplitz, 0);
+  ck_assert_int_eq(it.level3_rows_per_thread, i0.level3_rows_per_thread);
+
+  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9800u + (uint64_t)_i);
+  void *ut = malloc(bytes), *u0 = malloc(bytes);
+  ck_assert(ut && u0);
+  ck_assert_int_eq(pscr_solve(pt, f, ut), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  const double berr = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), ut, f);
+  printf("toeplitz case %d (%dD n_last %d %s%s): toeplitz %d, rows %d, backward error %.2e, "
+         "bitwise %s\n",
+         _i, o.ndim, o.pencils[o.ndim - 1].n, dtype_names[o.dtype], paired ? " paired" : "",
+         it.level3_toeplitz, it.level3_rows_per_thread, berr,
+         memcmp(ut, u0, bytes) == 0 ? "equal" : "DIFFERENT");
+  ck_assert_msg(memcmp(ut, u0, bytes) == 0, "case %d: Toeplitz factors change the solution", _i);
+  ck_assert_msg(berr <= case_bound(&o), "case %d: backward error %.3e", _i, berr);
+  pscr_plan_destroy(pt);
+  pscr_plan_destroy(p0);
+  free(f);
+  free(ut);
+  free(u0);
+  op_free(&o);
+}
+END_TEST
 
 static void *solve_paired(const op *o, int rows, const char *mode, const void *f, size_t bytes)
 {
@@ -1148,6 +1242,7 @@ static Suite *cuda_suite(void)
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, deterministic, 0, 6);
   tcase_add_loop_test(tc, paired_against_unpaired, 0, N_PAIR_SIZES * 4 * N_PAIR_ROWS);
+  tcase_add_loop_test(tc, toeplitz_against_table, 0, 2 * N_TOEP);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);
   suite_add_tcase(s, tc);

@@ -105,6 +105,36 @@ void *op_vector(const op *o, const double *x)
   return s;
 }
 
+void make_op_model(op *o, pscr_problem_kind k, int ndim, const int *n, double grading)
+{
+  pscr_problem *pb = NULL;
+  pscr_status st = pscr_problem_create(&pb, k, ndim, n, NULL, grading, 20.0);
+  ck_assert_msg(st == PSCR_SUCCESS, "problem: %s", pscr_status_string(st));
+  memset(o, 0, sizeof *o);
+  o->dtype = pb->dtype;
+  o->ndim = ndim;
+  o->shift[0] = pb->shift[0];
+  o->shift[1] = pb->shift[1];
+  const int w = pb->dtype == PSCR_C64 ? 2 : 1;
+  for (int d = 0; d < ndim; d++) {
+    const pscr_pencil *q = &pb->pencils[d];
+    const int m = q->n;
+    double *s = calloc((size_t)(4 * m + 4) * w, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    double *dst[4];
+    for (int a = 0; a < 4; a++) {
+      dst[a] = s + (size_t)a * m * w;
+      const int cnt = (a & 1) ? m - 1 : m;
+      if (src[a] && cnt > 0)
+        memcpy(dst[a], src[a], (size_t)cnt * w * sizeof *s);
+    }
+    o->pencils[d] = (pscr_pencil){m, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
+    o->store[d] = s;
+  }
+  pscr_problem_destroy(pb);
+}
+
 void op_to_single(op *o)
 {
   ck_assert(!op_single(o));

@@ -22,6 +22,10 @@ typedef struct op {
 
 /* Build an operator of kind k with sizes n (Helmholtz needs n >= 2). */
 void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed);
+
+/* The model problem of pscr_problem_create (omega 20; a uniform mesh for
+   grading 0) as an op with owned factors (so op_to_single applies). */
+void make_op_model(op *o, pscr_problem_kind k, int ndim, const int *n, double grading);
 void op_free(op *o);
 
 /* Multiply A_d by sa and M_d by sm (a badly scaled variant). */
