@@ -50,6 +50,10 @@ template <class T> struct LevelArgs {
   // they are contiguous (every inner dimension), ldu for the right-hand sides
   // of pscr_solve_device_batch, which may leave gaps between vectors.
   size_t xs;
+  // The same for the level's source vectors F (the kernels' `f` / `src`):
+  // xs, but ldf at level 1 of the top dimension, which reads the caller's
+  // f instead of a copy of it in u.
+  size_t fs;
 };
 
 // Threads per block of every kernel; kernels loop grid-stride, so the grid

@@ -204,9 +204,9 @@ static pscr_status pscr_cuda_solve_profile(pscr_plan *p, const void *f, void *u,
   double min_bytes;
   pscr_cost_model(p, cost, &total, &min_bytes);
   /* One event per launch; the solve must make exactly the launches the cost
-     model counts (no copy when u == f), which checks the model. */
-  const size_t launches = (size_t)total.launches - (u == f ? 1 : 0);
-  return pscr_cuda_state_solve_profile(p->backend_data, f, u, stream, ms, launches);
+     model counts, in place or not, which checks the model. */
+  return pscr_cuda_state_solve_profile(p->backend_data, f, u, stream, ms,
+                                       (size_t)total.launches);
 }
 
 static void pscr_cuda_destroy(pscr_plan *p)

@@ -123,8 +123,9 @@ template <class T> Facs<T> facs_of(const State *s)
   return F;
 }
 
-// Level i of dimension d; xs: distance between the batch vectors of x.
-template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs)
+// Level i of dimension d; xs, fs: distances between the batch vectors of
+// x and of the level's sources.
+template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs, size_t fs)
 {
   const DimState &D = s->dim[d];
   const pscr_cuda_level_view &V = D.lvl[i - 1];
@@ -145,6 +146,7 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs
   L.n = D.n;
   L.S = D.S;
   L.xs = xs;
+  L.fs = fs;
   return L;
 }
 

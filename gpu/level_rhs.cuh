@@ -33,8 +33,8 @@ template <class T> struct LevelRhs {
   }
 };
 
-// x: the level's batch vectors (batch b at x + b L.xs); g: NULL (forward) or
-// gL | gR per (batch, block) as k_couple_back writes them.
+// x: the level's source vectors F (batch b at x + b L.fs); g: NULL (forward)
+// or gL | gR per (batch, block) as k_couple_back writes them.
 template <class T>
 __device__ inline LevelRhs<T> level_rhs(const LevelArgs<T> &L, int b, int e, const T *x,
                                         const T *g)
@@ -43,7 +43,7 @@ __device__ inline LevelRhs<T> level_rhs(const LevelArgs<T> &L, int b, int e, con
   const int blk = L.eblk[e];
   const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
   const T *we = L.w + (size_t)e * W_SLOTS;
-  const T *xb = x + (size_t)b * L.xs;
+  const T *xb = x + (size_t)b * L.fs;
   LevelRhs<T> R;
   R.nd = row[PSCR_CUDA_BLK_ND];
   R.w0 = we[0];

@@ -26,9 +26,13 @@ namespace pscr_cuda {
     for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < (S);             \
          t += (size_t)gridDim.x * blockDim.x)
 
-// Forward: F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i.
+// Forward: F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i, read
+// from f (batch b at f + b L.fs) and written to x: at level 1 of the top
+// dimension f is the caller's right-hand side (so u needs no copy of it),
+// elsewhere f == x.
 template <class T>
-__global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *lr, T *x)
+__global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *lr,
+                             const T *f, T *x)
 {
   const size_t S = L.S;
   PSCR_SLAB_LOOP(t, rest, S, (unsigned)B * (unsigned)L.nj)
@@ -43,7 +47,7 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
       acc += couple(F, L.d, c, j, j - 1, lrb + ((size_t)left * 2 + 1) * S, t);
     if (right >= 0)
       acc += couple(F, L.d, c, j, j + 1, lrb + (size_t)right * 2 * S, t);
-    x[(size_t)b * L.xs + (size_t)j * S + t] -= acc;
+    x[(size_t)b * L.xs + (size_t)j * S + t] = f[(size_t)b * L.fs + (size_t)j * S + t] - acc;
   }
 }
 
@@ -191,19 +195,6 @@ __global__ void k_nan_if_flag(const int *flag, W *u, size_t count, int nb, size_
   for (int r = 0; r < nb; r++) {
     W *ur = u + (size_t)r * ld;
     PSCR_GRID_STRIDE(idx, count) { ur[idx] = W(NAN); }
-  }
-}
-
-// u_r = f_r for nb vectors of count words W, f_r at f + r ldf, u_r at u + r ldu
-// (words): the f -> u copy of a batch whose vectors are not contiguous.
-// blockIdx.y strides over the vectors, so no index is divided.
-template <class W>
-__global__ void k_copy_batch(const W *f, size_t ldf, W *u, size_t ldu, size_t count, int nb)
-{
-  for (int r = (int)blockIdx.y; r < nb; r += (int)gridDim.y) {
-    const W *fr = f + (size_t)r * ldf;
-    W *ur = u + (size_t)r * ldu;
-    PSCR_GRID_STRIDE(idx, count) { ur[idx] = fr[idx]; }
   }
 }
 

@@ -322,7 +322,7 @@ typedef enum pscr_stage {
   PSCR_STAGE_COUPLING, /**< couplings T(j, j+-1) y: the F_j updates (eq. 27) and gL, gR of
                             the back substitution */
   PSCR_STAGE_GATHER,   /**< 3D: right-hand sides of the 2D subproblems, formed as whole slabs */
-  PSCR_STAGE_OTHER,    /**< copying f to u, clearing and testing the singular flag */
+  PSCR_STAGE_OTHER,    /**< copying f to u (CPU), clearing and testing the singular flag */
   PSCR_STAGE_COUNT
 } pscr_stage;
 

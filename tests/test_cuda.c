@@ -85,7 +85,7 @@ static void check_profile(pscr_plan *plan, const op *o, const void *f, const voi
   ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
   double ms[PSCR_STAGE_COUNT];
   for (int pass = 0; pass < 2; pass++) {
-    void *out = pass ? df : du; /* out of place, then in place (no copy launch) */
+    void *out = pass ? df : du; /* out of place, then in place (the same launches) */
     pscr_status st = pscr_solve_device_profile(plan, df, out, NULL, ms);
     ck_assert_msg(st == PSCR_SUCCESS, "profile: %s (%s)", pscr_status_string(st),
                   pscr_last_error());
