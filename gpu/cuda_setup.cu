@@ -438,5 +438,6 @@ extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *thread
   *rows = s->rows;
   *threads = s->rows > 0 ? s->part_p : 1;
   *mdiag = s->rows > 0 && s->part_mdiag;
-  *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->cplx != 0, s->part_p, s->rows, s->elem);
+  *toeplitz = s->rows > 0 &&
+              pscr_cuda::part_toep_used(s->part_toep, s->cplx != 0, s->part_p, s->rows, s->elem);
 }

@@ -212,9 +212,10 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
 // f_b = f + b fs (xs, fs >= n_d S; the gaps between batch vectors are not
 // touched). f may be x (in place); otherwise every entry of x is written
 // before it is read: level 1 reads its sources from f, its couplings write
-// F_j = f_j - ... for j in J_1, and its back substitution writes the rest. nrhs: the
-// right-hand sides of the whole launch sequence (B counts nrhs times the
-// batches of one), so that launch shapes can be chosen per right-hand side.
+// F_j = f_j - ... for j in J_1, and its back substitution writes the rest.
+// nrhs: the right-hand sides of the whole launch sequence (B counts nrhs
+// times the batches of one), so that launch shapes can be chosen per
+// right-hand side.
 template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, size_t fs,
                     const T *cs, int rows, int nrhs, cudaStream_t stream)
