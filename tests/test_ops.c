@@ -105,6 +105,36 @@ void *op_vector(const op *o, const double *x)
   return s;
 }
 
+/* Replace every pencil's arrays of o by an owned copy (float when
+   to_float, else double) of the arrays it points to now (float when
+   from_float), freeing the storage they replace; w: 2 complex, 1 real. */
+static void own_pencils(op *o, int w, int from_float, int to_float)
+{
+  const size_t es = to_float ? sizeof(float) : sizeof(double);
+  for (int d = 0; d < o->ndim; d++) {
+    pscr_pencil *q = &o->pencils[d];
+    const int n = q->n;
+    char *s = calloc((size_t)(4 * n + 4) * w, es);
+    ck_assert_ptr_nonnull(s);
+    const void *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    void *dst[4];
+    for (int a = 0; a < 4; a++) {
+      dst[a] = s + (size_t)a * n * w * es;
+      const int cnt = (a & 1) ? n - 1 : n;
+      for (int i = 0; src[a] && i < cnt * w; i++) {
+        const double v = from_float ? ((const float *)src[a])[i] : ((const double *)src[a])[i];
+        if (to_float)
+          ((float *)dst[a])[i] = (float)v;
+        else
+          ((double *)dst[a])[i] = v;
+      }
+    }
+    *q = (pscr_pencil){n, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
+    free(o->store[d]);
+    o->store[d] = s;
+  }
+}
+
 void make_op_model(op *o, pscr_problem_kind k, int ndim, const int *n, double grading)
 {
   pscr_problem *pb = NULL;
@@ -115,48 +145,15 @@ void make_op_model(op *o, pscr_problem_kind k, int ndim, const int *n, double gr
   o->ndim = ndim;
   o->shift[0] = pb->shift[0];
   o->shift[1] = pb->shift[1];
-  const int w = pb->dtype == PSCR_C64 ? 2 : 1;
-  for (int d = 0; d < ndim; d++) {
-    const pscr_pencil *q = &pb->pencils[d];
-    const int m = q->n;
-    double *s = calloc((size_t)(4 * m + 4) * w, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
-    double *dst[4];
-    for (int a = 0; a < 4; a++) {
-      dst[a] = s + (size_t)a * m * w;
-      const int cnt = (a & 1) ? m - 1 : m;
-      if (src[a] && cnt > 0)
-        memcpy(dst[a], src[a], (size_t)cnt * w * sizeof *s);
-    }
-    o->pencils[d] = (pscr_pencil){m, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
-    o->store[d] = s;
-  }
+  memcpy(o->pencils, pb->pencils, sizeof o->pencils);
+  own_pencils(o, pb->dtype == PSCR_C64 ? 2 : 1, 0, 0);
   pscr_problem_destroy(pb);
 }
 
 void op_to_single(op *o)
 {
   ck_assert(!op_single(o));
-  const int w = o->dtype == PSCR_C64 ? 2 : 1;
-  for (int d = 0; d < o->ndim; d++) {
-    pscr_pencil *q = &o->pencils[d];
-    const int n = q->n;
-    float *s = calloc((size_t)(4 * n + 4) * w, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
-    float *dst[4];
-    for (int a = 0; a < 4; a++) {
-      dst[a] = s + (size_t)a * n * w;
-      const int cnt = (a & 1) ? n - 1 : n;
-      if (src[a])
-        for (int i = 0; i < cnt * w; i++)
-          dst[a][i] = (float)src[a][i];
-    }
-    *q = (pscr_pencil){n, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
-    free(o->store[d]);
-    o->store[d] = s;
-  }
+  own_pencils(o, o->dtype == PSCR_C64 ? 2 : 1, 0, 1);
   o->shift32[0] = (float)o->shift[0];
   o->shift32[1] = (float)o->shift[1];
   o->dtype = o->dtype == PSCR_C64 ? PSCR_C32 : PSCR_R32;
@@ -182,25 +179,7 @@ void op_scale(op *o, int d, double sa, double sm)
 void op_to_double(op *o)
 {
   ck_assert(op_single(o));
-  const int w = o->dtype == PSCR_C32 ? 2 : 1;
-  for (int d = 0; d < o->ndim; d++) {
-    pscr_pencil *q = &o->pencils[d];
-    const int n = q->n;
-    double *s = calloc((size_t)(4 * n + 4) * w, sizeof *s);
-    ck_assert_ptr_nonnull(s);
-    const float *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
-    double *dst[4];
-    for (int a = 0; a < 4; a++) {
-      dst[a] = s + (size_t)a * n * w;
-      const int cnt = (a & 1) ? n - 1 : n;
-      if (src[a])
-        for (int i = 0; i < cnt * w; i++)
-          dst[a][i] = src[a][i];
-    }
-    *q = (pscr_pencil){n, dst[0], dst[1], dst[2], q->m_off ? dst[3] : NULL};
-    free(o->store[d]);
-    o->store[d] = s;
-  }
+  own_pencils(o, o->dtype == PSCR_C32 ? 2 : 1, 1, 0);
   o->shift[0] = o->shift32[0];
   o->shift[1] = o->shift32[1];
   o->dtype = o->dtype == PSCR_C32 ? PSCR_C64 : PSCR_R64;
