@@ -423,7 +423,10 @@ static pscr_plan *make_batch_plan(const op *o, int max_batch, int rows);
    PSCR_CUDA_TOEPLITZ unset against =0, on the model problems of
    pscr_problem_create, each dtype, 2D and 3D, unpaired and (real) paired.
    The arithmetic per row is the table's (a + s m, identity rows past n_l),
-   so the solutions must be bitwise equal. pscr_info says which path a plan
+   so the solutions must be bitwise equal. Uniform Poisson rows are all
+   alike, so cases with op_vary_ends (distinct first and last rows, a
+   tridiagonal M) check that each row class lands on its rows and that the
+   m_off term is used. pscr_info says which path a plan
    took: a real plan on a uniform mesh whose table is not staged takes it
    (last dimensions 600..2100 with 8 or 16 rows per thread); complex plans
    (Helmholtz), a graded mesh and a short last dimension (staged table, 2
@@ -432,19 +435,24 @@ typedef struct toep_case {
   pscr_problem_kind k;
   int ndim, n[3], single;
   double grading;
+  int vary;   /* op_vary_ends on the last dimension: distinct end rows, tridiagonal M */
   int expect; /* pscr_info.level3_toeplitz of the default plan */
 } toep_case;
 static const toep_case toep_cases[] = {
-    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.0, 1},
-    {PSCR_PROBLEM_POISSON, 2, {9, 2100, 1}, 0, 0.0, 1},
-    {PSCR_PROBLEM_POISSON, 2, {6, 1100, 1}, 1, 0.0, 1},
-    {PSCR_PROBLEM_POISSON, 2, {5, 1024, 1}, 0, 0.0, 1},
-    {PSCR_PROBLEM_POISSON, 3, {4, 5, 600}, 0, 0.0, 1},
-    {PSCR_PROBLEM_POISSON, 3, {3, 4, 1030}, 1, 0.0, 1},
-    {PSCR_PROBLEM_HELMHOLTZ, 2, {7, 600, 1}, 0, 0.0, 0},
-    {PSCR_PROBLEM_HELMHOLTZ, 2, {5, 700, 1}, 1, 0.0, 0},
-    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.3, 0},
-    {PSCR_PROBLEM_POISSON, 2, {5, 100, 1}, 0, 0.0, 0},
+    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.0, 0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {9, 2100, 1}, 0, 0.0, 0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {6, 1100, 1}, 1, 0.0, 0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {5, 1024, 1}, 0, 0.0, 0, 1},
+    {PSCR_PROBLEM_POISSON, 3, {4, 5, 600}, 0, 0.0, 0, 1},
+    {PSCR_PROBLEM_POISSON, 3, {3, 4, 1030}, 1, 0.0, 0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.0, 1, 1},
+    {PSCR_PROBLEM_POISSON, 2, {6, 1100, 1}, 1, 0.0, 1, 1},
+    {PSCR_PROBLEM_POISSON, 2, {5, 1024, 1}, 0, 0.0, 1, 1},
+    {PSCR_PROBLEM_POISSON, 3, {4, 5, 600}, 0, 0.0, 1, 1},
+    {PSCR_PROBLEM_HELMHOLTZ, 2, {7, 600, 1}, 0, 0.0, 0, 0},
+    {PSCR_PROBLEM_HELMHOLTZ, 2, {5, 700, 1}, 1, 0.0, 0, 0},
+    {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 0, 0.3, 0, 0},
+    {PSCR_PROBLEM_POISSON, 2, {5, 100, 1}, 0, 0.0, 0, 0},
 };
 #define N_TOEP ((int)(sizeof toep_cases / sizeof toep_cases[0]))
 
@@ -469,6 +477,8 @@ START_TEST(toeplitz_against_table)
   const int paired = _i % 2;
   op o;
   make_op_model(&o, tc->k, tc->ndim, tc->n, tc->grading);
+  if (tc->vary)
+    op_vary_ends(&o, tc->ndim - 1);
   if (tc->single)
     op_to_single(&o);
   const int real = o.dtype == PSCR_R64 || o.dtype == PSCR_R32;
@@ -495,9 +505,10 @@ START_TEST(toeplitz_against_table)
   ck_assert_int_eq(pscr_solve(pt, f, ut), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
   const double berr = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), ut, f);
-  printf("toeplitz case %d (%dD n_last %d %s%s): toeplitz %d, rows %d, backward error %.2e, "
+  printf("toeplitz case %d (%dD n_last %d %s%s%s): toeplitz %d, rows %d, backward error %.2e, "
          "bitwise %s\n",
          _i, o.ndim, o.pencils[o.ndim - 1].n, dtype_names[o.dtype], paired ? " paired" : "",
+         tc->vary ? " varied ends" : "",
          it.level3_toeplitz, it.level3_rows_per_thread, berr,
          memcmp(ut, u0, bytes) == 0 ? "equal" : "DIFFERENT");
   ck_assert_msg(memcmp(ut, u0, bytes) == 0, "case %d: Toeplitz factors change the solution", _i);

@@ -150,6 +150,28 @@ void make_op_model(op *o, pscr_problem_kind k, int ndim, const int *n, double gr
   pscr_problem_destroy(pb);
 }
 
+void op_vary_ends(op *o, int d)
+{
+  ck_assert(o->dtype == PSCR_R64);
+  pscr_pencil *q = &o->pencils[d];
+  const int n = q->n;
+  ck_assert(n >= 4);
+  /* own_pencils / make_pencil layout: ad | ao | md | mo, n entries each. */
+  double *ad = o->store[d], *ao = ad + n, *md = ad + 2 * n, *mo = ad + 3 * n;
+  ck_assert(q->a_diag == ad && q->m_diag == md);
+  ad[0] *= 1.5;
+  ad[n - 1] *= 1.25;
+  ao[0] *= 0.75;
+  ao[n - 2] *= 0.625;
+  for (int i = 0; i < n - 1; i++)
+    mo[i] = 0.25 * md[1];
+  mo[0] = 0.2 * md[1];
+  mo[n - 2] = 0.15 * md[1];
+  md[0] *= 1.5;
+  md[n - 1] *= 1.25;
+  q->m_off = mo;
+}
+
 void op_to_single(op *o)
 {
   ck_assert(!op_single(o));

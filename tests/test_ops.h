@@ -26,6 +26,13 @@ void make_op(op *o, kind k, int ndim, const int *n, uint64_t seed);
 /* The model problem of pscr_problem_create (omega 20; a uniform mesh for
    grading 0) as an op with owned factors (so op_to_single applies). */
 void make_op_model(op *o, pscr_problem_kind k, int ndim, const int *n, double grading);
+
+/* Real double op (from make_op_model or make_op), dimension d with n >= 4:
+   make the end rows of A_d and M_d differ from the interior and give M_d a
+   tridiagonal part, keeping both Toeplitz in the interior and SPD (first
+   and last diagonal entries, first and last off-diagonal entries scaled,
+   m_off = 0.25 m_diag[1] inside, 0.2 and 0.15 of it at the ends). */
+void op_vary_ends(op *o, int d);
 void op_free(op *o);
 
 /* Multiply A_d by sa and M_d by sm (a badly scaled variant). */
