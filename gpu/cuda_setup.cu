@@ -383,7 +383,8 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
     unsigned char tab[pscr_cuda::PART_TOEP_ENTRIES * 16];
-    s->part_toep = pscr_cuda::toeplitz_ends(v->fac[l], s->n[l], es, one, tab);
+    // Real plans only (complex kernels are not instantiated with ToepFacs).
+    s->part_toep = !s->cplx && pscr_cuda::toeplitz_ends(v->fac[l], s->n[l], es, one, tab);
     if (s->part_toep)
       PSCR_CUDA_GOTO(st, out,
                      cudaMemcpy(s->ptoep, tab, pscr_cuda::PART_TOEP_ENTRIES * es,
@@ -438,6 +439,5 @@ extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *thread
   *rows = s->rows;
   *threads = s->rows > 0 ? s->part_p : 1;
   *mdiag = s->rows > 0 && s->part_mdiag;
-  *toeplitz = s->rows > 0 &&
-              pscr_cuda::part_toep_used(s->part_toep, s->cplx != 0, s->part_p, s->rows, s->elem);
+  *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
 }

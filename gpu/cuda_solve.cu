@@ -76,7 +76,7 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const size_t smem = (size_t)threads * part_smem_per_thread<T, M>(pair) * sizeof(T);
   const int nl = s->n[s->ndim - 1];
   if constexpr (part_toep_inst<T, M>())
-    if (part_toep_used(s->part_toep, false, P, M, sizeof(T))) {
+    if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
       const ToepFacs<T> C = {(const T *)s->ptoep, nl, s->part_mdiag != 0};
       return launch_k_part<T, M>(C, pair, threads, blocks, smem + PART_TOEP_ENTRIES * sizeof(T),
                                  L, nl, B, cs, x, g, v, P, stage, s->flag, stream);

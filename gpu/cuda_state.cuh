@@ -68,7 +68,7 @@ struct State {
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
-  int part_toep;       // A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
+  int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
   int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies

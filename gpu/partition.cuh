@@ -62,11 +62,11 @@ template <class T, int M> constexpr bool part_toep_inst()
   return M >= PART_TOEP_MIN_M && std::is_same<T, real_t<T>>::value;
 }
 
-// Whether k_part uses ToepFacs: toep (the factors have the form), an
-// instantiated type and M, and a table that is not staged.
-inline bool part_toep_used(int toep, bool cplx, int P, int M, size_t es)
+// Whether k_part uses ToepFacs: toep (State::part_toep: a real plan whose
+// factors have the form), an instantiated M, and a table that is not staged.
+inline bool part_toep_used(int toep, int P, int M, size_t es)
 {
-  return toep && !cplx && M >= PART_TOEP_MIN_M && !part_stages(P, M, es);
+  return toep && M >= PART_TOEP_MIN_M && !part_stages(P, M, es);
 }
 
 // Warp shuffles of a scalar within segments of `width` lanes (a power of two <= 32).
