@@ -157,6 +157,9 @@ static pscr_status EIG(crawford_sweep)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *
   return PSCR_SUCCESS;
 }
 
+static int EIG(crawford_sweep_lanes)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md,
+                                     const EIG_T *mo, double mnorm, int n);
+
 /*
  * Reduce (A, M) in place: on return ad/ao hold C (tridiagonal, same
  * eigenvalues as the pencil). md/mo are destroyed. rev: scratch of 4n.
@@ -165,9 +168,13 @@ static pscr_status EIG(crawford_sweep)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *
  * adds its Schur complement update; they run concurrently (two OpenMP
  * threads for large n; the same arithmetic, so the same result, on one
  * thread), and row m sums both updates.
+ *
+ * lanes: sweep with eight chases in vector lanes (crawford_lanes_impl.h).
+ * Where that gives up, *redo is set and nothing is reported: the caller
+ * restores ad, ao, md, mo from the pencil and calls again without lanes.
  */
 static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, EIG_T *mo,
-                                        double mnorm, EIG_T *rev)
+                                        double mnorm, EIG_T *rev, int lanes, int *redo)
 {
   int m = n / 2; /* meeting row of the split factorization */
   int len = n - m;
@@ -185,7 +192,8 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
   }
   const EIG_T ad_m = ad[m], md_m = md[m];
   pscr_status st_top = PSCR_SUCCESS, st_bot = PSCR_SUCCESS;
-  int bot_thread = 0;
+  int bot_thread = 0, lanes_ok = 1;
+  *redo = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(2) if (n >= 512)
 #endif
@@ -195,12 +203,24 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
 #else
     int t = 0, nt = 1;
 #endif
-    if (t == 0)
+    if (t == 0 && lanes && m > 0 && !EIG(crawford_sweep_lanes)(m, ad, ao, md, mo, mnorm, n))
+      lanes_ok = 0;
+    else if (t == 0 && !lanes)
       st_top = EIG(crawford_sweep)(m, ad, ao, md, mo, mnorm, 0, n);
-    if (t == nt - 1 && len > 1) {
+    if (t == nt - 1 && len > 1 && lanes &&
+        !EIG(crawford_sweep_lanes)(len - 1, rad, rao, rmd, rmo, mnorm, n)) {
+#ifdef _OPENMP
+#pragma omp atomic write
+#endif
+      lanes_ok = 0;
+    } else if (t == nt - 1 && len > 1 && !lanes) {
       st_bot = EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
       bot_thread = t;
     }
+  }
+  if (!lanes_ok) {
+    *redo = 1;
+    return PSCR_SUCCESS;
   }
   if (st_top != PSCR_SUCCESS)
     return st_top;

@@ -94,7 +94,19 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
     memcpy(ao, a_off, (size_t)(n - 1) * sizeof(EIG_T));
     memcpy(md, m_diag, (size_t)n * sizeof(EIG_T));
     memcpy(mo, m_off, (size_t)(n - 1) * sizeof(EIG_T));
-    st = EIG(crawford_reduce)(n, ad, ao, md, mo, mnorm, buf + 7 * (size_t)n);
+    /* Chases in vector lanes from order EIG_CR_LANES_MIN on (below, the
+     * scalar sweep is as fast); where the lanes give up (a bad pivot,
+     * an isotropic rotation), the scalar sweep starts over and reports. */
+    int redo = 0;
+    st = EIG(crawford_reduce)(n, ad, ao, md, mo, mnorm, buf + 7 * (size_t)n,
+                              n >= EIG_CR_LANES_MIN && eig_lanes_enabled(), &redo);
+    if (st == PSCR_SUCCESS && redo) {
+      memcpy(ad, a_diag, (size_t)n * sizeof(EIG_T));
+      memcpy(ao, a_off, (size_t)(n - 1) * sizeof(EIG_T));
+      memcpy(md, m_diag, (size_t)n * sizeof(EIG_T));
+      memcpy(mo, m_off, (size_t)(n - 1) * sizeof(EIG_T));
+      st = EIG(crawford_reduce)(n, ad, ao, md, mo, mnorm, buf + 7 * (size_t)n, 0, &redo);
+    }
     if (st != PSCR_SUCCESS)
       goto out;
     memcpy(d, ad, (size_t)n * sizeof(EIG_T));

@@ -67,6 +67,18 @@
  * residual of up to the cluster's spread. */
 #define EIG_TIGHT_TOL 10.0
 
+/* Crawford's chases run in vector lanes (crawford_lanes_impl.h) from this
+ * order on. */
+#define EIG_CR_LANES_MIN 128
+
+/* The vector-lane sweeps, unless PSCR_EIGEN_LANES=0 (the scalar sweeps,
+ * for comparison in the tests and the benchmarks). */
+static int eig_lanes_enabled(void)
+{
+  const char *e = getenv("PSCR_EIGEN_LANES");
+  return !(e && e[0] == '0');
+}
+
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual
  * below EIG_TW_RESID n eps ||A - sigma M||. */
@@ -180,10 +192,11 @@ static int eig_compare_real(const void *x, const void *y)
   return (a > b) - (a < b);
 }
 
-#include "crawford_impl.h"
 #include "shift_impl.h"
 #include "pwk_impl.h"
 #include "twisted_impl.h"
+#include "crawford_impl.h"
+#include "crawford_lanes_impl.h"
 #include "invit_impl.h"
 #include "driver_impl.h"
 
@@ -244,10 +257,11 @@ static int eig_compare_complex(const void *x, const void *y)
   return (cimag(a) > cimag(b)) - (cimag(a) < cimag(b));
 }
 
-#include "crawford_impl.h"
 #include "shift_impl.h"
 #include "lr_impl.h"
 #include "twisted_impl.h"
+#include "crawford_impl.h"
+#include "crawford_lanes_impl.h"
 #include "invit_impl.h"
 #include "driver_impl.h"
 

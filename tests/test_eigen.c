@@ -802,6 +802,108 @@ START_TEST(test_thread_counts)
 }
 END_TEST
 
+/*
+ * Crawford's reduction with its chases in vector lanes (orders >= 128)
+ * against the scalar sweep (PSCR_EIGEN_LANES=0): pencils with zero
+ * off-diagonals in A and M (chases that never start, or stop on a zero
+ * bulge), orders around the eight-lane blocks, real and complex. Both
+ * results pass check_pencil, and their eigenvalues agree within the
+ * eigenvalue bound (real: C n eps max|lambda|; complex: the bound of
+ * check_pencil for each value, kappa from the lane result's vector).
+ * A pencil whose M is indefinite in either half gives the scalar sweep's
+ * status and message.
+ */
+static void set_lanes(int on)
+{
+  if (on)
+    unsetenv("PSCR_EIGEN_LANES");
+  else
+    setenv("PSCR_EIGEN_LANES", "0", 1);
+}
+
+START_TEST(test_crawford_lanes)
+{
+  static const int ns[] = {128, 129, 136, 137, 300};
+  static const gen gs[] = {R_TRI_M, R_POISSON, C_RAND_TRI, C_HELMHOLTZ};
+  const double eps = DBL_EPSILON;
+  for (int gi = 0; gi < 4; gi++)
+    for (int ni = 0; ni < 5; ni++) {
+      const int n = ns[ni], cplx = gens[gs[gi]].is_complex;
+      pencil p = make_pencil(gs[gi], n, 500u + (uint64_t)(gi * 8 + ni));
+      if (gi != 3)
+        for (int i = 0; i + 1 < n; i++) { /* zero couplings: chases stop */
+          if (i % 37 == 5)
+            p.mo[i] = 0.0;
+          if (i % 53 == 7 || i % 53 == 8)
+            p.ao[i] = 0.0;
+        }
+      double complex *lam[2], *w[2];
+      for (int lanes = 0; lanes < 2; lanes++) {
+        lam[lanes] = malloc((size_t)n * sizeof(double complex));
+        w[lanes] = malloc((size_t)n * n * sizeof(double complex));
+        set_lanes(lanes);
+        pscr_status st = run_eigen(&p, lam[lanes], n, NULL, w[lanes]);
+        ck_assert_msg(st == PSCR_SUCCESS, "%s n=%d lanes=%d: %s", gens[gs[gi]].name, n, lanes,
+                      pscr_last_error());
+        double worst, orth;
+        check_pencil(&p, gens[gs[gi]].name, lam[lanes], w[lanes], &worst, &orth);
+      }
+      set_lanes(1);
+      const double c_bound = EIG_TEST_C * (cplx ? sqrt(2.0) : 1.0);
+      const double anorm = tri_norm(n, p.ad, p.ao), mnorm = tri_norm(n, p.md, p.mo);
+      double scale = 0.0, worst = 0.0;
+      for (int j = 0; j < n; j++)
+        scale = fmax(scale, cabs(lam[0][j]));
+      for (int j = 0; j < n; j++) {
+        double bound = c_bound * n * eps * scale;
+        if (cplx) {
+          double kappa = 0.0;
+          for (int i = 0; i < n; i++)
+            kappa += cabs(w[1][(size_t)j * n + i]) * cabs(w[1][(size_t)j * n + i]);
+          bound = c_bound * n * eps * kappa * (anorm + cabs(lam[1][j]) * mnorm);
+        }
+        /* Nearest scalar-sweep value (sorted by real part: look nearby). */
+        double d = INFINITY;
+        for (int k = j > 8 ? j - 8 : 0; k < n && k <= j + 8; k++)
+          d = fmin(d, cabs(lam[1][j] - lam[0][k]));
+        worst = fmax(worst, d / bound);
+      }
+      ck_assert_msg(worst <= 1.0, "%s n=%d: lanes and scalar eigenvalues differ by %.3g bounds",
+                    gens[gs[gi]].name, n, worst);
+      for (int lanes = 0; lanes < 2; lanes++) {
+        free(lam[lanes]);
+        free(w[lanes]);
+      }
+      pencil_free(&p);
+    }
+
+  /* M indefinite (real) or singular (complex) in the top half (row 100)
+   * or the bottom half (row 300 of 400): the same status and message with
+   * and without lanes. */
+  for (int cplx = 0; cplx < 2; cplx++)
+    for (int where = 0; where < 2; where++) {
+      const int n = 400, bad = where ? 300 : 100;
+      pencil p = make_pencil(cplx ? C_HELMHOLTZ : R_POISSON, n, 77);
+      p.md[bad] = 0.0; /* real: a negative pivot; complex: a zero one */
+      p.mo[bad] = p.mo[bad - 1] = cplx ? 0.0 : 4.0 * cabs(p.md[bad + 1]);
+      char msg[2][512];
+      pscr_status st[2];
+      double complex *lam = malloc((size_t)n * sizeof(double complex));
+      for (int lanes = 0; lanes < 2; lanes++) {
+        set_lanes(lanes);
+        st[lanes] = run_eigen(&p, lam, 0, NULL, NULL);
+        snprintf(msg[lanes], sizeof msg[lanes], "%s", pscr_last_error());
+      }
+      set_lanes(1);
+      ck_assert_int_eq(st[0], PSCR_ERROR_NOT_DEFINITE);
+      ck_assert_int_eq(st[1], st[0]);
+      ck_assert_str_eq(msg[1], msg[0]);
+      free(lam);
+      pencil_free(&p);
+    }
+}
+END_TEST
+
 /* OpenMP threads the eigensolver may use (it parallelizes internally). */
 static int eig_test_threads(void)
 {
@@ -859,6 +961,7 @@ int main(void)
   tcase_add_test(te, test_lr_pair_pivot);
   tcase_add_test(te, test_threads);
   tcase_add_test(te, test_thread_counts);
+  tcase_add_test(te, test_crawford_lanes);
   suite_add_tcase(s, te);
   TCase *tt = tcase_create("timing");
   tcase_set_timeout(tt, 600);
