@@ -4,6 +4,7 @@
  * expanded from one type-generic implementation (FFTW's X(name) style):
  *
  *   crawford_impl.h   Crawford's reduction to a standard tridiagonal problem
+ *   crawford_lanes_impl.h  its bulge chases eight at a time in vector lanes
  *   shift_impl.h      Wilkinson's shift, ||T||
  *   lr_impl.h         LR algorithm with Wilkinson's shift (complex eigenvalues)
  *   pwk_impl.h        root-free PWK QL (real eigenvalues; lr_impl.h says why)
