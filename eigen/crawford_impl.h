@@ -192,7 +192,7 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
   }
   const EIG_T ad_m = ad[m], md_m = md[m];
   pscr_status st_top = PSCR_SUCCESS, st_bot = PSCR_SUCCESS;
-  int bot_thread = 0, lanes_ok = 1;
+  int bot_thread = 0, top_ok = 1, bot_ok = 1; /* lanes: each half's sweep done */
   *redo = 0;
 #ifdef _OPENMP
 #pragma omp parallel num_threads(2) if (n >= 512)
@@ -203,22 +203,18 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
 #else
     int t = 0, nt = 1;
 #endif
-    if (t == 0 && lanes && m > 0 && !EIG(crawford_sweep_lanes)(m, ad, ao, md, mo, mnorm, n))
-      lanes_ok = 0;
+    if (t == 0 && lanes && m > 0)
+      top_ok = EIG(crawford_sweep_lanes)(m, ad, ao, md, mo, mnorm, n);
     else if (t == 0 && !lanes)
       st_top = EIG(crawford_sweep)(m, ad, ao, md, mo, mnorm, 0, n);
-    if (t == nt - 1 && len > 1 && lanes &&
-        !EIG(crawford_sweep_lanes)(len - 1, rad, rao, rmd, rmo, mnorm, n)) {
-#ifdef _OPENMP
-#pragma omp atomic write
-#endif
-      lanes_ok = 0;
+    if (t == nt - 1 && len > 1 && lanes) {
+      bot_ok = EIG(crawford_sweep_lanes)(len - 1, rad, rao, rmd, rmo, mnorm, n);
     } else if (t == nt - 1 && len > 1 && !lanes) {
       st_bot = EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
       bot_thread = t;
     }
   }
-  if (!lanes_ok) {
+  if (!top_ok || !bot_ok) {
     *redo = 1;
     return PSCR_SUCCESS;
   }
