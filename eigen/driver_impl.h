@@ -90,22 +90,17 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
       p[i] = a_off[i] * a_off[i] * EIG_RECIP(m_diag[i] * m_diag[i + 1]);
   } else {
     EIG_T *md = buf + 6 * (size_t)n, *mo = dn; /* dn/pn are free until LR */
-    memcpy(ad, a_diag, (size_t)n * sizeof(EIG_T));
-    memcpy(ao, a_off, (size_t)(n - 1) * sizeof(EIG_T));
-    memcpy(md, m_diag, (size_t)n * sizeof(EIG_T));
-    memcpy(mo, m_off, (size_t)(n - 1) * sizeof(EIG_T));
-    /* Chases in vector lanes from order EIG_CR_LANES_MIN on (below, the
-     * scalar sweep is as fast); where the lanes give up (a bad pivot,
-     * an isotropic rotation), the scalar sweep starts over and reports. */
-    int redo = 0;
-    st = EIG(crawford_reduce)(n, ad, ao, md, mo, mnorm, buf + 7 * (size_t)n,
-                              n >= EIG_CR_LANES_MIN && eig_lanes_enabled(), &redo);
-    if (st == PSCR_SUCCESS && redo) {
+    /* Chases in vector lanes from order EIG_CR_LANES_MIN on (a short sweep
+     * has few chases to share the lanes); where the lanes give up (a bad
+     * pivot, an isotropic rotation), the scalar sweep starts over from the
+     * pencil and reports. */
+    int lanes = n >= EIG_CR_LANES_MIN && eig_lanes_enabled(), redo = 1;
+    for (int attempt = 0; redo && attempt < 2; attempt++, lanes = 0) {
       memcpy(ad, a_diag, (size_t)n * sizeof(EIG_T));
       memcpy(ao, a_off, (size_t)(n - 1) * sizeof(EIG_T));
       memcpy(md, m_diag, (size_t)n * sizeof(EIG_T));
       memcpy(mo, m_off, (size_t)(n - 1) * sizeof(EIG_T));
-      st = EIG(crawford_reduce)(n, ad, ao, md, mo, mnorm, buf + 7 * (size_t)n, 0, &redo);
+      st = EIG(crawford_reduce)(n, ad, ao, md, mo, mnorm, buf + 7 * (size_t)n, lanes, &redo);
     }
     if (st != PSCR_SUCCESS)
       goto out;

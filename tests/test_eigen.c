@@ -961,8 +961,11 @@ int main(void)
   tcase_add_test(te, test_lr_pair_pivot);
   tcase_add_test(te, test_threads);
   tcase_add_test(te, test_thread_counts);
-  tcase_add_test(te, test_crawford_lanes);
   suite_add_tcase(s, te);
+  TCase *tl = tcase_create("lanes"); /* 40 full solves with check_pencil */
+  tcase_set_timeout(tl, 600);
+  tcase_add_test(tl, test_crawford_lanes);
+  suite_add_tcase(s, tl);
   TCase *tt = tcase_create("timing");
   tcase_set_timeout(tt, 600);
   tcase_add_test(tt, test_timing);
