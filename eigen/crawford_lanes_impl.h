@@ -106,7 +106,7 @@ static inline void EIG(crv_sqrt_recip)(EIG(v) z, EIG(v) * r, EIG(v) * rr, eig_vm
 #if EIG_IS_REAL
   *r = eig_vd_sqrt(z);
   *rr = 1.0 / *r;
-  *bad = (eig_vm)(z != z) & (eig_vm)(z == z); /* none */
+  *bad = (eig_vm){0};
 #else
   const eig_vd x = z.re, y = z.im, m2 = x * x + y * y;
   *bad = ~((eig_vm)(m2 >= eig_vd_splat(DBL_MIN)) & (eig_vm)(m2 < eig_vd_splat(DBL_MAX)));
@@ -120,14 +120,6 @@ static inline void EIG(crv_sqrt_recip)(EIG(v) z, EIG(v) * r, EIG(v) * rr, eig_vm
   rr->re = eig_vd_sel(pos, t2w, ahy);
   rr->im = eig_vd_sel(pos, -hy, -(eig_vd)((eig_vm)t2w | (eig_vm)sy));
 #endif
-}
-
-static inline int EIG(crv_any)(eig_vm m)
-{
-  long long a = 0;
-  for (int l = 0; l < EIG_VL; l++)
-    a |= m[l];
-  return a != 0;
 }
 
 /* Phase copies of ad[0..len-1] and ao[0..len-2] (zero elsewhere), in one
@@ -171,12 +163,11 @@ static int EIG(crawford_sweep_lanes)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md
   if (!EIG(crph_make)(nsteps + 1, ad, ao, &pad, &pao, &mem))
     return 0;
   const EIG(v) zero = EIG(v_splat)(0.0);
-  const eig_vm none = (eig_vm)(eig_vd_splat(0.0) != eig_vd_splat(0.0));
   int ok = 1;
   for (int k = 1; ok && k < nsteps; k += VL) {
     const int nl = nsteps - k < VL ? nsteps - k : VL; /* steps k..k+nl-1 */
     EIG(v) z = zero, y = zero, b = zero, g = zero;  /* ad[j+1], ao[j], ao[j+1], bulge */
-    eig_vm act = none;
+    eig_vm act = {0}; /* lanes whose chase is running */
     int live = 0;
     for (int t = 0; ok; t++) {
       const int P = k - 1 - t; /* lane a is at plane P + 3a */
@@ -219,7 +210,7 @@ static int EIG(crawford_sweep_lanes)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md
       {
         const eig_vd ag = EIG(v_abs1)(g), ab = EIG(v_abs1)(b);
         bad = (eig_vm)(EIG(v_abs1)(r2) <= DBL_EPSILON * (ag * ag + ab * ab));
-        if (EIG(crv_any)(bad & act)) {
+        if (eig_vm_bits(bad & act)) {
           ok = 0;
           break;
         }
@@ -227,7 +218,7 @@ static int EIG(crawford_sweep_lanes)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md
 #endif
       EIG(v) r, rr;
       EIG(crv_sqrt_recip)(r2, &r, &rr, &bad);
-      if (EIG(crv_any)(bad & act)) {
+      if (eig_vm_bits(bad & act)) {
         ok = 0;
         break;
       }
@@ -255,7 +246,7 @@ static int EIG(crawford_sweep_lanes)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md
       const int a0 = -P / 3; /* the lane at plane 0, if any */
       if (P <= 0 && P % 3 == 0 && a0 < VL)
         fin[a0] = -1;
-      if (!EIG(crv_any)(fin & act))
+      if (!eig_vm_bits(fin & act))
         continue;
       for (int a = 0; a < VL; a++) {
         if (!(fin[a] & act[a]))

@@ -72,8 +72,8 @@
  * order on. */
 #define EIG_CR_LANES_MIN 128
 
-/* The vector-lane sweeps, unless PSCR_EIGEN_LANES=0 (the scalar sweeps,
- * for comparison in the tests and the benchmarks). */
+/* Crawford's lane sweep, unless PSCR_EIGEN_LANES=0 (then the scalar
+ * sweep, for comparison in the tests and the benchmarks). */
 static int eig_lanes_enabled(void)
 {
   const char *e = getenv("PSCR_EIGEN_LANES");
