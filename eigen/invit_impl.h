@@ -782,14 +782,71 @@ static void EIG(lane_back)(int n, const EIG_T *ao, const EIG_T *mo, const EIG(v)
 }
 
 /*
+ * Lanes of batch tb that piv_produce did not accept (complex: mostly LR
+ * eigenvalues off by more than the residual test allows, EIG_REFINE): one
+ * step of Rayleigh quotient iteration from the lane's vector, as
+ * invit_one's refinement, but here on a producer's thread instead of in
+ * the sequential sweep, and from the batch's iterate instead of a random
+ * start. The quotient is taken only within a quarter of the gap to the
+ * neighbouring eigenvalues: an iterate that leans towards a close
+ * neighbour would converge to it, and invit_one, which orthogonalizes
+ * against the window first, takes such lanes. Accepted lanes get the new
+ * vector (||z||_inf = 1) and the refined eigenvalue in tb->lam. scr: 7 n
+ * + n / 16 scalars.
+ */
+static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG_T *scr)
+{
+  enum { NV = EIG_TW_NV, VL = EIG_VL };
+  const int n = cx->n;
+  const double eps = DBL_EPSILON;
+  EIG_T *v = scr, *y = scr + n;
+  EIG(lu) lu = {scr + 2 * (size_t)n, scr + 3 * (size_t)n, scr + 4 * (size_t)n,
+                scr + 5 * (size_t)n, scr + 6 * (size_t)n, (unsigned char *)(scr + 7 * (size_t)n)};
+  for (int l = 0; l < tb->cnt; l++) {
+    const int j = tb->j0 + l;
+    if (tb->ok[l] || EIG(in_tight)(cx->lambda0, j, cx->tight))
+      continue;
+    EIG(v) *zl = tb->z + l / VL;
+    for (int i = 0; i < n; i++)
+      v[i] = EIG(v_get)(zl[(size_t)i * NV], l % VL);
+    if (!(EIG(norm1_inf)(n, v) > 0.0)) /* not finite: piv_produce cleared it */
+      continue;
+    EIG(mass_apply)(n, cx->ad, cx->ao, v, y);
+    const EIG_T num = EIG(dot)(n, v, y);
+    EIG(mass_apply)(n, cx->md, cx->mo, v, y);
+    const EIG_T den = EIG(dot)(n, v, y);
+    if (!(EIG_ABS(den) > eps * cx->mnorm))
+      continue;
+    const EIG_T rho = num * EIG_RECIP(den);
+    if (!(EIG_ABS(rho - tb->lam[l]) <= 0.25 * EIG(gap)(cx->lambda0, n, j)))
+      continue;
+    const double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, rho);
+    const double tol1 = EIG_LATE_TOL * sqrt((double)n) * EIG_RESID_TOL * eps * nrm;
+    EIG(shifted_factor)(n, cx->ad, cx->ao, cx->md, cx->mo, rho, eps * nrm, &lu);
+    const double bnorm = EIG(norm1_inf)(n, y); /* y = M v */
+    EIG(shifted_solve)(n, &lu, y);
+    const double xnorm = EIG(norm1_inf)(n, y);
+    if (!(xnorm > 0.0 && isfinite(xnorm) && bnorm <= tol1 * xnorm))
+      continue;
+    const double rx = 1.0 / xnorm;
+    for (int i = 0; i < n; i++)
+      EIG(v_put)(&zl[(size_t)i * NV], l % VL, y[i] * rx);
+    tb->lam[l] = rho;
+    tb->ok[l] = 1;
+  }
+}
+
+/*
  * Produce batch tb (j0, cnt set) by pivoted inverse iteration in lanes:
  * from the random start of invit_one (seeded by the index), two solves
  * with the shift lambda0_j; a lane is accepted when the second solve's
  * ||b|| / ||x|| meets the later-solve bound tol1 of invit_one (the first
  * solve damped the start's other components by (eigenvalue error) / gap,
- * as there). Lanes in tight clusters, and lanes not accepted (an
- * eigenvalue the Rayleigh quotient must refine, complex), are left to
- * invit_one in the sweep. Accepted vectors are scaled to ||z||_inf = 1.
+ * as there). Lanes not accepted (complex: an eigenvalue the Rayleigh
+ * quotient must refine) get one step of Rayleigh quotient iteration here
+ * (piv_refine); lanes in tight clusters, and those still not accepted,
+ * are left to invit_one in the sweep. Accepted vectors are scaled to
+ * ||z||_inf = 1.
  * scr: 5 EIG_TW_NV n lane vectors (factors, x).
  */
 static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * scr)
@@ -865,6 +922,8 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
     tb->ok[l] = !EIG(in_tight)(lam0, j0 + l, cx->tight) && z1 > 0.0 && isfinite(z1) &&
                 b1 <= tol1[l] * z1;
   }
+  if (EIG_REFINE)
+    EIG(piv_refine)(cx, tb, (EIG_T *)x);
 }
 
 /*
