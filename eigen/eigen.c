@@ -7,6 +7,7 @@
  *   crawford_lanes_impl.h  its bulge chases eight at a time in vector lanes
  *   shift_impl.h      Wilkinson's shift, ||T||
  *   lr_impl.h         LR algorithm with Wilkinson's shift (complex eigenvalues)
+ *   lr_lanes_impl.h   its multishift passes: eight steps at a time in vector lanes
  *   pwk_impl.h        root-free PWK QL (real eigenvalues; lr_impl.h says why)
  *   twisted_impl.h    twisted factorizations, sixteen eigenvalues at a
  *                     time (real eigenvectors)
@@ -237,7 +238,8 @@ static int eig_compare_real(const void *x, const void *y)
  * below eps ||M|| counts as zero. */
 #define EIG_PIVOT_BAD(piv, mnorm) (!(eig_cabs1(piv) > DBL_EPSILON * (mnorm)))
 #define EIG_PERTURB_DIR CMPLX(1.0, 0.5)
-#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm) EIG(lr_eigenvalues)(n, d, p, dn, pn, tnorm)
+#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm) \
+  EIG(lr_eigenvalues)(n, d, p, dn, pn, tnorm, eig_lanes_enabled())
 /* LR is not backward stable on complex symmetric matrices (unpivoted LU of
  * T - sigma I): inverse iteration refines each eigenvalue by the bilinear
  * Rayleigh quotient w^T A w / w^T M w (stationary at eigenvectors of a
@@ -259,8 +261,9 @@ static int eig_compare_complex(const void *x, const void *y)
 }
 
 #include "shift_impl.h"
-#include "lr_impl.h"
 #include "twisted_impl.h"
+#include "lr_lanes_impl.h"
+#include "lr_impl.h"
 #include "crawford_impl.h"
 #include "crawford_lanes_impl.h"
 #include "invit_impl.h"

@@ -18,6 +18,11 @@
  * eigenvalue by the bilinear Rayleigh quotient when its residual shows the
  * LR value is off (EIG_REFINE in eigen.c).
  *
+ * Long blocks take multishift passes instead, eight steps at a time in
+ * vector lanes with the eigenvalues of the trailing 8 x 8 block as shifts
+ * (lr_lanes_impl.h); the single steps below finish the short blocks and
+ * take over where a pass fails or stalls.
+ *
  * Zero pivots: a pivot u_i (i < last) with |u_i| <= eps ||T|| makes the
  * step unstable; the step is discarded and retried with a perturbed shift,
  * and after a few retries such pivots are replaced by eps ||T|| (a backward
@@ -159,10 +164,11 @@ undo:
 
 /*
  * d (n), p (n-1) in: T, tnorm = tri_sq_norm(T); out: d holds the eigenvalues
- * (unsorted), p is destroyed. dn, pn: scratch of n entries each.
+ * (unsorted), p is destroyed. dn, pn: scratch of n entries each. lanes:
+ * long blocks take multishift passes (lr_lanes_impl.h).
  */
 static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG_T *pn,
-                                       double tnorm)
+                                       double tnorm, int lanes)
 {
   const double eps = DBL_EPSILON, eps2 = DBL_EPSILON * DBL_EPSILON;
   /* Negligible p: relative to the neighbouring diagonals (as dsterf) or
@@ -229,6 +235,29 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
      * failed a fifth of the pairs on growth.) Where the pair fails, or for
      * the exceptional shift, single steps as below. */
     int ok = 0, lneg = -1;
+    /* Where the block is long: a pass of EIG_LR_NS steps in vector lanes,
+     * shifted by the eigenvalues of its trailing block of that order
+     * (lr_lanes_impl.h), until EIG_LR_STALL passes bring no deflation. */
+    if (!exceptional && lanes && hi - lo + 1 >= EIG_LR_MULTI_MIN && stall <= EIG_LR_STALL) {
+      EIG_T sd[EIG_LR_NS], sp[EIG_LR_NS], sdn[EIG_LR_NS], spn[EIG_LR_NS];
+      memcpy(sd, d + hi - EIG_LR_NS + 1, sizeof sd);
+      memcpy(sp, p + hi - EIG_LR_NS + 1, (EIG_LR_NS - 1) * sizeof *sp);
+      int fin = EIG(lr_eigenvalues)(EIG_LR_NS, sd, sp, sdn, spn,
+                                    EIG(tri_sq_norm)(EIG_LR_NS, sd, sp), 0) == PSCR_SUCCESS;
+      for (int a = 0; a < EIG_LR_NS; a++)
+        fin = fin && EIG_ISFINITE(sd[a]);
+      if (fin && EIG(lr_lane_steps)(lo, hi, d, p, sd, dn, pn, growth, abs_tol, eps2)) {
+        it += EIG_LR_NS - 1;
+        for (int i = hi - 1; i >= lo && lneg < 0; i--)
+          if (EIG(lr_negligible)(p[i], d[i], d[i + 1], abs_tol, eps2))
+            lneg = i;
+        if (lneg >= 0)
+          next_lo = lneg + 1;
+        else
+          scan_top = lo;
+        continue;
+      }
+    }
     if (!exceptional) {
       ok = EIG(lr_step2)(lo, hi, d, p, sigma, dn, pn, tiny, growth, abs_tol, eps2, &lneg);
       if (ok)

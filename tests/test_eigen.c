@@ -803,10 +803,15 @@ START_TEST(test_thread_counts)
 END_TEST
 
 /*
- * Crawford's reduction with its chases in vector lanes (orders >= 128)
- * against the scalar sweep (PSCR_EIGEN_LANES=0): pencils with zero
- * off-diagonals in A and M (chases that never start, or stop on a zero
- * bulge), orders around the eight-lane blocks, real and complex. Both
+ * The lane paths (PSCR_EIGEN_LANES unset) against the scalar ones
+ * (PSCR_EIGEN_LANES=0): Crawford's reduction with its chases in vector
+ * lanes (orders >= 128), and complex LR's multishift passes in lanes
+ * (blocks of 64 rows and more). Pencils with zero off-diagonals in A and M
+ * (chases that never start, or stop on a zero bulge; LR blocks split from
+ * the start), orders around the eight-lane blocks, real and complex, with
+ * tridiagonal M and (complex) diagonal M, where LR's lanes alone differ;
+ * and Helmholtz pencils up to order 1000, whose passes meet nearly split
+ * blocks and whose LR values inverse iteration refines. Both
  * results pass check_pencil, and their eigenvalues agree within the
  * eigenvalue bound (real: C n eps max|lambda|; complex: the bound of
  * check_pencil for each value, kappa from the lane result's vector).
@@ -821,18 +826,20 @@ static void set_lanes(int on)
     setenv("PSCR_EIGEN_LANES", "0", 1);
 }
 
-START_TEST(test_crawford_lanes)
+START_TEST(test_lanes)
 {
-  static const int ns[] = {128, 129, 136, 137, 300};
-  static const gen gs[] = {R_TRI_M, R_POISSON, C_RAND_TRI, C_HELMHOLTZ};
+  static const int ns[] = {128, 129, 136, 137, 300, 1000};
+  static const gen gs[] = {R_TRI_M, R_POISSON, C_RAND_TRI, C_HELMHOLTZ, C_RAND_DIAG};
   const double eps = DBL_EPSILON;
-  for (int gi = 0; gi < 4; gi++)
-    for (int ni = 0; ni < 5; ni++) {
+  for (int gi = 0; gi < 5; gi++)
+    for (int ni = 0; ni < 6; ni++) {
       const int n = ns[ni], cplx = gens[gs[gi]].is_complex;
+      if (n > 300 && gs[gi] != C_HELMHOLTZ)
+        continue;
       pencil p = make_pencil(gs[gi], n, 500u + (uint64_t)(gi * 8 + ni));
-      if (gi != 3)
+      if (gs[gi] != C_HELMHOLTZ)
         for (int i = 0; i + 1 < n; i++) { /* zero couplings: chases stop */
-          if (i % 37 == 5)
+          if (p.mo && i % 37 == 5)
             p.mo[i] = 0.0;
           if (i % 53 == 7 || i % 53 == 8)
             p.ao[i] = 0.0;
@@ -962,9 +969,9 @@ int main(void)
   tcase_add_test(te, test_threads);
   tcase_add_test(te, test_thread_counts);
   suite_add_tcase(s, te);
-  TCase *tl = tcase_create("lanes"); /* 40 full solves with check_pencil */
+  TCase *tl = tcase_create("lanes"); /* 52 full solves with check_pencil */
   tcase_set_timeout(tl, 600);
-  tcase_add_test(tl, test_crawford_lanes);
+  tcase_add_test(tl, test_lanes);
   suite_add_tcase(s, tl);
   TCase *tt = tcase_create("timing");
   tcase_set_timeout(tt, 600);
