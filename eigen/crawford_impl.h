@@ -106,7 +106,7 @@ static pscr_status EIG(crawford_sweep)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *
                                        const EIG_T *mo, double mnorm, int rev, int n)
 {
   pscr_status st;
-  EIG_T r2;
+  EIG_T r2 = 0.0; /* set by crawford_rot before any use (GCC -march=x86-64-v3 cannot see it) */
   int k = 0;
   while (k < nsteps) {
     EIG_T ta = 0.0, tb = 0.0;
