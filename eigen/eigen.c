@@ -73,8 +73,9 @@
  * order on. */
 #define EIG_CR_LANES_MIN 128
 
-/* Crawford's lane sweep, unless PSCR_EIGEN_LANES=0 (then the scalar
- * sweep, for comparison in the tests and the benchmarks). */
+/* The lane paths (Crawford's lane sweep, complex LR's multishift passes),
+ * unless PSCR_EIGEN_LANES=0 (then the scalar sweep and single LR steps,
+ * for comparison in the tests and the benchmarks). */
 static int eig_lanes_enabled(void)
 {
   const char *e = getenv("PSCR_EIGEN_LANES");

@@ -221,8 +221,28 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
                         "LR iteration did not converge within %ld steps (order %d, %d "
                         "eigenvalues left)",
                         maxit, n, hi + 1);
-    EIG_T sigma;
     int exceptional = ++stall % 10 == 0;
+    int ok = 0, lneg = -1;
+    /* Where the block is long: a pass of EIG_LR_NS steps in vector lanes,
+     * shifted by the eigenvalues of its trailing block of that order
+     * (lr_lanes_impl.h), until EIG_LR_STALL passes bring no deflation. */
+    if (!exceptional && lanes && hi - lo + 1 >= EIG_LR_MULTI_MIN && stall <= EIG_LR_STALL) {
+      EIG_T sd[EIG_LR_NS], sp[EIG_LR_NS], sdn[EIG_LR_NS], spn[EIG_LR_NS];
+      memcpy(sd, d + hi - EIG_LR_NS + 1, sizeof sd);
+      memcpy(sp, p + hi - EIG_LR_NS + 1, (EIG_LR_NS - 1) * sizeof *sp);
+      int shifts = EIG(lr_eigenvalues)(EIG_LR_NS, sd, sp, sdn, spn,
+                                       EIG(tri_sq_norm)(EIG_LR_NS, sd, sp), 0) == PSCR_SUCCESS;
+      for (int a = 0; a < EIG_LR_NS; a++)
+        shifts = shifts && EIG_ISFINITE(sd[a]);
+      ok = shifts && EIG(lr_lane_steps)(lo, hi, d, p, sd, dn, pn, growth, abs_tol, eps2);
+      if (ok) {
+        it += EIG_LR_NS - 1;
+        for (int i = hi - 1; i >= lo && lneg < 0; i--)
+          if (EIG(lr_negligible)(p[i], d[i], d[i + 1], abs_tol, eps2))
+            lneg = i;
+      }
+    }
+    EIG_T sigma;
     if (exceptional) /* exceptional shift against cycling */
       sigma = d[hi] + 0.75 * sqrt(EIG_ABS(p[hi - 1]));
     else
@@ -234,31 +254,7 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
      * trailing 2 x 2 as the second step's shift needed fewer steps but
      * failed a fifth of the pairs on growth.) Where the pair fails, or for
      * the exceptional shift, single steps as below. */
-    int ok = 0, lneg = -1;
-    /* Where the block is long: a pass of EIG_LR_NS steps in vector lanes,
-     * shifted by the eigenvalues of its trailing block of that order
-     * (lr_lanes_impl.h), until EIG_LR_STALL passes bring no deflation. */
-    if (!exceptional && lanes && hi - lo + 1 >= EIG_LR_MULTI_MIN && stall <= EIG_LR_STALL) {
-      EIG_T sd[EIG_LR_NS], sp[EIG_LR_NS], sdn[EIG_LR_NS], spn[EIG_LR_NS];
-      memcpy(sd, d + hi - EIG_LR_NS + 1, sizeof sd);
-      memcpy(sp, p + hi - EIG_LR_NS + 1, (EIG_LR_NS - 1) * sizeof *sp);
-      int fin = EIG(lr_eigenvalues)(EIG_LR_NS, sd, sp, sdn, spn,
-                                    EIG(tri_sq_norm)(EIG_LR_NS, sd, sp), 0) == PSCR_SUCCESS;
-      for (int a = 0; a < EIG_LR_NS; a++)
-        fin = fin && EIG_ISFINITE(sd[a]);
-      if (fin && EIG(lr_lane_steps)(lo, hi, d, p, sd, dn, pn, growth, abs_tol, eps2)) {
-        it += EIG_LR_NS - 1;
-        for (int i = hi - 1; i >= lo && lneg < 0; i--)
-          if (EIG(lr_negligible)(p[i], d[i], d[i + 1], abs_tol, eps2))
-            lneg = i;
-        if (lneg >= 0)
-          next_lo = lneg + 1;
-        else
-          scan_top = lo;
-        continue;
-      }
-    }
-    if (!exceptional) {
+    if (!ok && !exceptional) {
       ok = EIG(lr_step2)(lo, hi, d, p, sigma, dn, pn, tiny, growth, abs_tol, eps2, &lneg);
       if (ok)
         it++;

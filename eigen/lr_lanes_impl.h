@@ -30,137 +30,115 @@
  * handle those cases. Two lane vectors (sixteen shifts) per pass were no
  * faster and left about five times as many eigenvalues for inverse
  * iteration to refine (order 2000 Helmholtz: 338 against 69 off by more
- * than 100 eps ||T||; the scalar steps: 5).
+ * than 100 eps ||T||; the scalar steps: 5), so a pass is one vector.
  *
  * Complex only: included by eigen.c in the complex expansion, after
  * twisted_impl.h (lane vectors) and before lr_impl.h (its caller).
  */
 
-/* Lane vectors per pass (EIG_LR_NV), shifts per pass (one per lane), the
- * smallest block that takes a pass, and the passes without a deflation
- * after which single-shift steps take over. */
-#define EIG_LR_NV 1
-#define EIG_LR_NS (EIG_VL * EIG_LR_NV)
+/* Shifts per pass (one per lane of one lane vector), the smallest block
+ * that takes a pass, and the passes without a deflation after which
+ * single-shift steps take over. */
+#define EIG_LR_NS EIG_VL
 #define EIG_LR_MULTI_MIN (8 * EIG_LR_NS)
 #define EIG_LR_STALL 4
 
-/* The lanes of x[0..EIG_LR_NV-1] moved up by one (lane a to a + 1, across
- * the vectors); lane 0 gets x0. */
-static inline void EIG(lr_shift_in)(EIG(v) * x, EIG_T x0)
+/* Lane a of x moved to lane a + 1; lane 0 gets x0. */
+static inline EIG(v) EIG(lr_shift_in)(EIG(v) x, EIG_T x0)
 {
   _Static_assert(EIG_VL == 8, "lr_shift_in lists eight lanes");
-  for (int b = EIG_LR_NV - 1; b > 0; b--) {
-    x[b].re = __builtin_shufflevector(x[b].re, x[b - 1].re, 15, 0, 1, 2, 3, 4, 5, 6);
-    x[b].im = __builtin_shufflevector(x[b].im, x[b - 1].im, 15, 0, 1, 2, 3, 4, 5, 6);
-  }
   const eig_vd re0 = eig_vd_splat(creal(x0)), im0 = eig_vd_splat(cimag(x0));
-  x[0].re = __builtin_shufflevector(x[0].re, re0, 8, 0, 1, 2, 3, 4, 5, 6);
-  x[0].im = __builtin_shufflevector(x[0].im, im0, 8, 0, 1, 2, 3, 4, 5, 6);
+  return (EIG(v)){__builtin_shufflevector(x.re, re0, 8, 0, 1, 2, 3, 4, 5, 6),
+                  __builtin_shufflevector(x.im, im0, 8, 0, 1, 2, 3, 4, 5, 6)};
 }
 
 /*
- * EIG_LR_NS LR steps on rows lo..hi (hi - lo + 1 >= 2 EIG_LR_NS) with the
- * shifts sig, in place in d, p; bd, bp receive the old rows. Returns 0,
+ * EIG_LR_NS LR steps on rows lo..hi (hi - lo + 1 >= EIG_LR_MULTI_MIN) with
+ * the shifts sig, in place in d, p; bd, bp receive the old rows. Returns 0,
  * with d and p as before, where a lane fails (see above), else 1.
  */
 static int EIG(lr_lane_steps)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *sig, EIG_T *bd,
                               EIG_T *bp, double growth, double abs_tol, double eps2)
 {
-  enum { NV = EIG_LR_NV, VL = EIG_VL, K = EIG_LR_NS };
+  enum { K = EIG_LR_NS };
   memcpy(bd + lo, d + lo, (size_t)(hi - lo + 1) * sizeof *d);
   memcpy(bp + lo, p + lo, (size_t)(hi - lo) * sizeof *p);
   const EIG(v) zero = EIG(v_splat)(0.0);
-  /* Lane a: shift sig[a], two rows behind lane a - 1. */
+  /* Lane a: shift sig[a], two rows behind lane a - 1. (Built in arrays:
+   * GCC 12 takes lane stores into a struct of vectors for reads of
+   * uninitialized memory.) */
   double sre[K], sim[K], lags[K];
   for (int a = 0; a < K; a++) {
     sre[a] = creal(sig[a]);
     sim[a] = cimag(sig[a]);
     lags[a] = 2.0 * a;
   }
-  EIG(v) sv[NV];
-  eig_vd lag[NV];
-  for (int b = 0; b < NV; b++) {
-    memcpy(&sv[b].re, sre + b * VL, sizeof sv[b].re);
-    memcpy(&sv[b].im, sim + b * VL, sizeof sv[b].im);
-    memcpy(&lag[b], lags + b * VL, sizeof lag[b]);
-  }
+  EIG(v) sv;
+  eig_vd lag;
+  memcpy(&sv.re, sre, sizeof sv.re);
+  memcpy(&sv.im, sim, sizeof sv.im);
+  memcpy(&lag, lags, sizeof lag);
   const eig_vd vlo = eig_vd_splat(lo), vhi = eig_vd_splat(hi);
   const eig_vd vgrowth = eig_vd_splat(growth);
   const eig_vd vabs = eig_vd_splat(abs_tol), veps2 = eig_vd_splat(eps2);
   const eig_vd dmin = eig_vd_splat(DBL_MIN), dmax = eig_vd_splat(DBL_MAX);
   /* u: each lane's pivot; dout, pout: the rows the lanes left one (1) and
-   * two (2) iterations ago, shifted in place into the next lanes' inputs. */
-  EIG(v) u[NV], dout1[NV], dout2[NV], pout1[NV], pout2[NV];
+   * two (2) iterations ago. */
+  EIG(v) u = zero, dout1 = zero, dout2 = zero, pout1 = zero, pout2 = zero;
   eig_vm bad = (eig_vm)(vlo != vlo); /* all clear */
-  for (int b = 0; b < NV; b++)
-    u[b] = dout1[b] = dout2[b] = pout1[b] = pout2[b] = zero;
   const int iters = hi - lo + 1 + 2 * (K - 1);
   for (int t = 0; t < iters; t++) {
-    /* Lane 0 is at row r0 (clamped reads: unused outside lo..hi). */
+    /* Lane 0 is at row r0 (clamped reads: unused outside lo..hi). Lane a's
+     * inputs are what lane a-1 left; lane 0's, the block's rows. */
     const int r0 = lo + t;
     const int rc = r0 < hi ? r0 : hi, rn = r0 + 1 < hi ? r0 + 1 : hi;
     const int rp = r0 < hi - 1 ? r0 : hi - 1;
-    /* Lane a's inputs: what lane a-1 left (lane 0: the block's rows). */
-    EIG(v) pin[NV], dnx[NV], dcur[NV];
-    memcpy(pin, pout2, sizeof pin);
-    memcpy(dnx, dout1, sizeof dnx);
-    memcpy(dcur, dout2, sizeof dcur);
-    EIG(lr_shift_in)(pin, p[rp]);  /* p_i of the previous step */
-    EIG(lr_shift_in)(dnx, d[rn]);  /* its d_{i+1} */
-    EIG(lr_shift_in)(dcur, d[rc]); /* its d_i (read at the start) */
-    EIG(v) dlast = zero, plast = zero;
-    for (int b = 0; b < NV; b++) {
-      const eig_vd row = eig_vd_splat(r0) - lag[b];
-      const eig_vm init = (eig_vm)(row == vlo), fin = (eig_vm)(row == vhi);
-      const eig_vm step = (eig_vm)(row >= vlo) & (eig_vm)(row < vhi);
-      /* lr_step's row: q = p_i / u_i (eig_cdiv's form), d'_i = u_i + q_i
-       * + sigma, u_{i+1} = d_{i+1} - sigma - q_i, p'_i = u_{i+1} q_i. */
-      const EIG(v) uu = EIG(v_sel)(init, EIG(v_sub)(dcur[b], sv[b]), u[b]);
-      const eig_vd den = uu.re * uu.re + uu.im * uu.im;
-      const eig_vd rcp = 1.0 / den;
-      const EIG(v) pc = {pin[b].re * uu.re + pin[b].im * uu.im,
-                         pin[b].im * uu.re - pin[b].re * uu.im};
-      /* An earlier lane's shift may have split the block at row i (p_i
-       * negligible, as lr_negligible judges it, and u_i then near zero):
-       * the step ends the upper part there (q_i = 0, d'_i = u_i + sigma)
-       * and starts the lower one afresh (u_{i+1} = d_{i+1} - sigma), as
-       * single steps would after the deflation. */
-      const eig_vd apin = EIG(v_abs1)(pin[b]);
-      const eig_vm split =
-          (eig_vm)(apin <= vabs) |
-          (eig_vm)(apin <= veps2 * EIG(v_abs1)(dcur[b]) * EIG(v_abs1)(dnx[b]));
-      const EIG(v) q = EIG(v_sel)(split, zero, EIG(v_rscale)(pc, rcp));
-      const EIG(v) dnew = EIG(v_add)(EIG(v_add)(uu, q), sv[b]);
-      const EIG(v) un = EIG(v_sub)(EIG(v_sub)(dnx[b], sv[b]), q);
-      const EIG(v) pnew = EIG(v_mul)(un, q);
-      /* Stability: the computed step is an exact step of a matrix within
-       * about eps (|d_i - sigma| + |q_i|) of the input, so the multipliers
-       * q_i must stay bounded; a pivot near zero with a small q_i (where
-       * a nearly exact shift meets a nearly split block) is harmless. */
-      const eig_vm good = split | ((eig_vm)(EIG(v_abs1)(q) <= vgrowth) &
-                                   (eig_vm)(den > dmin) & (eig_vm)(den < dmax));
-      bad |= step & ~good;
-      const EIG(v) dout = EIG(v_sel)(fin, EIG(v_add)(uu, sv[b]), dnew);
-      u[b] = EIG(v_sel)(step, un, uu);
-      dout2[b] = dout1[b];
-      dout1[b] = dout;
-      pout2[b] = pout1[b];
-      pout1[b] = pnew;
-      dlast = dout;
-      plast = pnew;
-    }
+    const EIG(v) pin = EIG(lr_shift_in)(pout2, p[rp]);  /* p_i of the previous step */
+    const EIG(v) dnx = EIG(lr_shift_in)(dout1, d[rn]);  /* its d_{i+1} */
+    const EIG(v) dcur = EIG(lr_shift_in)(dout2, d[rc]); /* its d_i (read at the start) */
+    const eig_vd row = eig_vd_splat(r0) - lag;
+    const eig_vm init = (eig_vm)(row == vlo), fin = (eig_vm)(row == vhi);
+    const eig_vm step = (eig_vm)(row >= vlo) & (eig_vm)(row < vhi);
+    /* lr_step's row: q = p_i / u_i (eig_cdiv's form), d'_i = u_i + q_i +
+     * sigma, u_{i+1} = d_{i+1} - sigma - q_i, p'_i = u_{i+1} q_i. */
+    const EIG(v) uu = EIG(v_sel)(init, EIG(v_sub)(dcur, sv), u);
+    const eig_vd den = uu.re * uu.re + uu.im * uu.im;
+    const eig_vd rcp = 1.0 / den;
+    const EIG(v) pc = {pin.re * uu.re + pin.im * uu.im, pin.im * uu.re - pin.re * uu.im};
+    /* An earlier lane's shift may have split the block at row i (p_i
+     * negligible, as lr_negligible judges it, and u_i then near zero): the
+     * step ends the upper part there (q_i = 0, d'_i = u_i + sigma) and
+     * starts the lower one afresh (u_{i+1} = d_{i+1} - sigma), as single
+     * steps would after the deflation. */
+    const eig_vd apin = EIG(v_abs1)(pin);
+    const eig_vm split = (eig_vm)(apin <= vabs) |
+                         (eig_vm)(apin <= veps2 * EIG(v_abs1)(dcur) * EIG(v_abs1)(dnx));
+    const EIG(v) q = EIG(v_sel)(split, zero, EIG(v_rscale)(pc, rcp));
+    const EIG(v) dnew = EIG(v_add)(EIG(v_add)(uu, q), sv);
+    const EIG(v) un = EIG(v_sub)(EIG(v_sub)(dnx, sv), q);
+    const EIG(v) pnew = EIG(v_mul)(un, q);
+    /* Stability: the computed step is an exact step of a matrix within
+     * about eps (|d_i - sigma| + |q_i|) of the input, so the multipliers
+     * q_i must stay bounded; a pivot near zero with a small q_i (where a
+     * nearly exact shift meets a nearly split block) is harmless. */
+    const eig_vm good = split | ((eig_vm)(EIG(v_abs1)(q) <= vgrowth) & (eig_vm)(den > dmin) &
+                                 (eig_vm)(den < dmax));
+    bad |= step & ~good;
+    const EIG(v) dout = EIG(v_sel)(fin, EIG(v_add)(uu, sv), dnew);
+    u = EIG(v_sel)(step, un, uu);
+    dout2 = dout1;
+    dout1 = dout;
+    pout2 = pout1;
+    pout1 = pnew;
     /* The last lane leaves row r for good. */
     const int r = r0 - 2 * (K - 1);
     if (r >= lo) {
-      d[r] = EIG(v_get)(dlast, VL - 1);
+      d[r] = EIG(v_get)(dout, K - 1);
       if (r < hi)
-        p[r] = EIG(v_get)(plast, VL - 1);
+        p[r] = EIG(v_get)(pnew, K - 1);
     }
   }
-  int any = 0;
-  for (int l = 0; l < VL; l++)
-    any |= bad[l] != 0;
-  if (any) {
+  if (eig_vm_bits(bad)) {
     memcpy(d + lo, bd + lo, (size_t)(hi - lo + 1) * sizeof *d);
     memcpy(p + lo, bp + lo, (size_t)(hi - lo) * sizeof *p);
     return 0;
