@@ -203,14 +203,17 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
 #else
     int t = 0, nt = 1;
 #endif
-    if (t == 0 && lanes && m > 0)
-      top_ok = EIG(crawford_sweep_lanes)(m, ad, ao, md, mo, mnorm, n);
-    else if (t == 0 && !lanes)
-      st_top = EIG(crawford_sweep)(m, ad, ao, md, mo, mnorm, 0, n);
-    if (t == nt - 1 && len > 1 && lanes) {
-      bot_ok = EIG(crawford_sweep_lanes)(len - 1, rad, rao, rmd, rmo, mnorm, n);
-    } else if (t == nt - 1 && len > 1 && !lanes) {
-      st_bot = EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
+    if (t == 0) {
+      if (lanes)
+        top_ok = EIG(crawford_sweep_lanes)(m, ad, ao, md, mo, mnorm, n);
+      else
+        st_top = EIG(crawford_sweep)(m, ad, ao, md, mo, mnorm, 0, n);
+    }
+    if (t == nt - 1 && len > 1) {
+      if (lanes)
+        bot_ok = EIG(crawford_sweep_lanes)(len - 1, rad, rao, rmd, rmo, mnorm, n);
+      else
+        st_bot = EIG(crawford_sweep)(len - 1, rad, rao, rmd, rmo, mnorm, 1, n);
       bot_thread = t;
     }
   }

@@ -205,19 +205,15 @@ static int EIG(crawford_sweep_lanes)(int nsteps, EIG_T *ad, EIG_T *ao, EIG_T *md
       /* One rotation per active lane (crawford_rot), in plane j = P + 3a. */
       const EIG(v) x = EIG(crph_load)(&pad, P), w = EIG(crph_load)(&pao, P - 1);
       const EIG(v) r2 = EIG(v_add)(EIG(v_mul)(g, g), EIG(v_mul)(b, b));
+      EIG(v) r, rr;
       eig_vm bad;
+      EIG(crv_sqrt_recip)(r2, &r, &rr, &bad);
 #if !EIG_IS_REAL
-      {
+      { /* an isotropic rotation (crawford_rot's test) */
         const eig_vd ag = EIG(v_abs1)(g), ab = EIG(v_abs1)(b);
-        bad = (eig_vm)(EIG(v_abs1)(r2) <= DBL_EPSILON * (ag * ag + ab * ab));
-        if (eig_vm_bits(bad & act)) {
-          ok = 0;
-          break;
-        }
+        bad |= (eig_vm)(EIG(v_abs1)(r2) <= DBL_EPSILON * (ag * ag + ab * ab));
       }
 #endif
-      EIG(v) r, rr;
-      EIG(crv_sqrt_recip)(r2, &r, &rr, &bad);
       if (eig_vm_bits(bad & act)) {
         ok = 0;
         break;
