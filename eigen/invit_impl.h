@@ -333,6 +333,13 @@ static double EIG(shift_norm)(double anorm, double mnorm, EIG_T sigma)
   return nrm == 0.0 ? mnorm : nrm;
 }
 
+/* The residual bound for a solve after the first (invit_one's tol1):
+ * EIG_LATE_TOL sqrt(n) times EIG_RESID_TOL eps nrm. */
+static inline double EIG(late_tol)(int n, double nrm)
+{
+  return EIG_LATE_TOL * sqrt((double)n) * EIG_RESID_TOL * DBL_EPSILON * nrm;
+}
+
 /*
  * Shift for vector j of the group starting at g0 (sigma_prev: the previous
  * vector's shift). Tight cluster members (an earlier eigenvalue of the
@@ -560,7 +567,7 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
     for (int q = 0; q < VL; q++) {
       int l = b * VL + q;
       double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, sig[l]);
-      double tol1 = EIG_LATE_TOL * sqrt((double)n) * EIG_RESID_TOL * eps * nrm;
+      double tol1 = EIG(late_tol)(n, nrm);
       tb->ok[l] =
           tb->ok[l] && zn[b][q] > 0.0 && isfinite(zn[b][q]) && bn[b][q] <= tol1 * zn[b][q];
       if (tb->ok[l]) /* ||z||_inf = 1 (unaccepted lanes: any finite scale) */
@@ -781,6 +788,21 @@ static void EIG(lane_back)(int n, const EIG_T *ao, const EIG_T *mo, const EIG(v)
     xnrm[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
 }
 
+/* The bilinear Rayleigh quotient v^T A v / v^T M v into *rho, y = M v on
+ * return; 0 (no quotient) where |v^T M v| <= eps ||M||. */
+static int EIG(rayleigh)(const EIG(ictx) * cx, const EIG_T *v, EIG_T *y, EIG_T *rho)
+{
+  const int n = cx->n;
+  EIG(mass_apply)(n, cx->ad, cx->ao, v, y);
+  const EIG_T num = EIG(dot)(n, v, y);
+  EIG(mass_apply)(n, cx->md, cx->mo, v, y);
+  const EIG_T den = EIG(dot)(n, v, y);
+  if (!(EIG_ABS(den) > DBL_EPSILON * cx->mnorm))
+    return 0;
+  *rho = num * EIG_RECIP(den);
+  return 1;
+}
+
 /*
  * Lanes of batch tb that piv_produce did not accept (complex: mostly LR
  * eigenvalues off by more than the residual test allows, EIG_REFINE): one
@@ -811,17 +833,12 @@ static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG_T *scr)
       v[i] = EIG(v_get)(zl[(size_t)i * NV], l % VL);
     if (!(EIG(norm1_inf)(n, v) > 0.0)) /* not finite: piv_produce cleared it */
       continue;
-    EIG(mass_apply)(n, cx->ad, cx->ao, v, y);
-    const EIG_T num = EIG(dot)(n, v, y);
-    EIG(mass_apply)(n, cx->md, cx->mo, v, y);
-    const EIG_T den = EIG(dot)(n, v, y);
-    if (!(EIG_ABS(den) > eps * cx->mnorm))
-      continue;
-    const EIG_T rho = num * EIG_RECIP(den);
-    if (!(EIG_ABS(rho - tb->lam[l]) <= 0.25 * EIG(gap)(cx->lambda0, n, j)))
+    EIG_T rho;
+    if (!EIG(rayleigh)(cx, v, y, &rho) ||
+        !(EIG_ABS(rho - tb->lam[l]) <= 0.25 * EIG(gap)(cx->lambda0, n, j)))
       continue;
     const double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, rho);
-    const double tol1 = EIG_LATE_TOL * sqrt((double)n) * EIG_RESID_TOL * eps * nrm;
+    const double tol1 = EIG(late_tol)(n, nrm);
     EIG(shifted_factor)(n, cx->ad, cx->ao, cx->md, cx->mo, rho, eps * nrm, &lu);
     const double bnorm = EIG(norm1_inf)(n, y); /* y = M v */
     EIG(shifted_solve)(n, &lu, y);
@@ -871,7 +888,7 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
     double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, sig);
     EIG(v_put)(&s[l / VL], l % VL, sig);
     pt[l / VL][l % VL] = eps * nrm;
-    tol1[l] = EIG_LATE_TOL * sqrt((double)n) * EIG_RESID_TOL * eps * nrm;
+    tol1[l] = EIG(late_tol)(n, nrm);
     tb->ok[l] = 0;
     if (l < cnt && !EIG(in_tight)(lam0, j0 + l, cx->tight))
       any = 1;
@@ -1130,23 +1147,15 @@ static int EIG(invit_one)(const EIG(ictx) * cx, EIG(sweep) * sw, int j, const in
        * residual is above the one-step bound tol1 for an eigenvalue that
        * is accurate to working precision (then the next solve from v
        * converges without it, and a refactorization is saved). */
-      EIG(mass_apply)(n, ad, ao, v, y);
-      EIG_T num = EIG(dot)(n, v, y);
-      EIG(mass_apply)(n, md, mo, v, y);
-      EIG_T den = EIG(dot)(n, v, y);
-      if (EIG_ABS(den) > eps * mnorm) {
-        EIG_T rho = num * EIG_RECIP(den);
-        if (EIG_ABS(rho - sigma) > eps * nrm) {
-          sigma = rho;
-          lambda[j] = rho;
-          sw->refined = 1;
-          nrm = anorm + EIG_ABS(sigma) * mnorm;
-          if (nrm == 0.0)
-            nrm = mnorm;
-          tol = EIG_RESID_TOL * eps * nrm;
-          tol1 = EIG_LATE_TOL * sqrt((double)n) * tol;
-          EIG(shifted_factor)(n, ad, ao, md, mo, sigma, eps * nrm, &lu);
-        }
+      EIG_T rho;
+      if (EIG(rayleigh)(cx, v, y, &rho) && EIG_ABS(rho - sigma) > eps * nrm) {
+        sigma = rho;
+        lambda[j] = rho;
+        sw->refined = 1;
+        nrm = EIG(shift_norm)(anorm, mnorm, sigma);
+        tol = EIG_RESID_TOL * eps * nrm;
+        tol1 = EIG_LATE_TOL * sqrt((double)n) * tol;
+        EIG(shifted_factor)(n, ad, ao, md, mo, sigma, eps * nrm, &lu);
       }
     }
   }
