@@ -60,9 +60,6 @@ template <class T> struct LevelArgs {
 // only needs to be large enough to fill the device.
 constexpr int THREADS = 256;
 
-// Eigenpairs summed by one thread of the first reduction pass.
-constexpr int ITEM_EIGS = 32;
-
 // Blocks of `per` work items each for `count` items, between 1 and cap (the
 // loops are grid-stride, so a capped grid still covers everything).
 inline unsigned blocks_capped(size_t count, size_t per, size_t cap)

@@ -14,6 +14,7 @@
 #include "cuda_check.h"
 #include "cuda_state.cuh"
 #include "levels_kernels.cuh"
+#include "part_sum.cuh"
 #include "partition.cuh"
 #include "thomas.cuh"
 
@@ -53,15 +54,57 @@ cudaError_t launch_k_part(const F &C, bool pair, int threads, size_t blocks, siz
   return pscr_cuda_launch_check(stream);
 }
 
+// The launch shape of k_part and k_part_sum for `units` work units (slots'
+// worth of work) of M rows per thread: blocks (a persistent grid when the
+// factors are staged) and the shared memory of the slots' buffers.
+struct PartShape {
+  int P, threads, stage;
+  size_t blocks, smem;
+};
+
+template <class T, int M> PartShape part_shape(const State *s, size_t units, int per_thread)
+{
+  PartShape sh;
+  sh.P = s->part_p;
+  sh.threads = part_block_threads(sh.P);
+  const int spb = sh.threads / sh.P;
+  // Factors staged in shared memory when small; then a persistent grid.
+  sh.stage = part_stages(sh.P, M, sizeof(T));
+  sh.blocks = (units + (size_t)spb - 1) / (size_t)spb;
+  const size_t cap = sh.stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
+  if (sh.blocks > cap)
+    sh.blocks = cap;
+  if (sh.blocks < 1)
+    sh.blocks = 1;
+  sh.smem = (size_t)sh.threads * (size_t)per_thread * sizeof(T);
+  return sh;
+}
+
+// go(C, smem) with the plan's level-3 factors C, ToepFacs when they are
+// used, PartFacs otherwise, and the shared memory that C's staging adds.
+template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, Go &&go)
+{
+  const int P = s->part_p;
+  const size_t np = (size_t)P * M;
+  if constexpr (part_toep_inst<T, M>())
+    if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
+      const ToepFacs<T> C = {(const T *)s->ptoep, s->n[s->ndim - 1], s->part_mdiag != 0};
+      return go(C, PART_TOEP_ENTRIES * sizeof(T));
+    }
+  PartFacs<T> C;
+  C.ad = (const T *)s->pfac;
+  C.md = C.ad + np;
+  C.ao = C.md + np;
+  C.mo = s->part_mdiag ? nullptr : C.ao + np;
+  return go(C, part_stages(P, M, sizeof(T)) ? 4 * np * sizeof(T) : 0);
+}
+
 template <class T, int M>
 cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
                           const T *g, T *v, int nrhs, cudaStream_t stream)
 {
-  const int P = s->part_p, threads = part_block_threads(P), spb = threads / P;
+  const int spb = part_block_threads(s->part_p) / s->part_p;
   const size_t nsys = (size_t)B * (size_t)L.ne;
-  const size_t np = (size_t)P * M;
-  // Factors staged in shared memory when small; then a persistent grid.
-  const int stage = part_stages(P, M, sizeof(T));
   // By the systems of one right-hand side (B counts nrhs of them at
   // every level): a batch then runs the kernel of a single solve, so its u_r
   // stay bitwise the same.
@@ -69,25 +112,69 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const int pair = part_pair<T>(per_rhs, spb, s->sms, s->pair_mode);
   // k_part's work units: systems, or pairs of systems within each batch.
   const size_t units = pair ? (size_t)B * (((size_t)L.ne + 1) / 2) : nsys;
-  size_t blocks = (units + (size_t)spb - 1) / (size_t)spb;
-  const size_t cap = stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
-  if (blocks > cap)
-    blocks = cap;
-  const size_t smem = (size_t)threads * part_smem_per_thread<T, M>(pair) * sizeof(T);
+  const PartShape sh = part_shape<T, M>(s, units, part_smem_per_thread<T, M>(pair));
   const int nl = s->n[s->ndim - 1];
-  if constexpr (part_toep_inst<T, M>())
-    if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
-      const ToepFacs<T> C = {(const T *)s->ptoep, nl, s->part_mdiag != 0};
-      return launch_k_part<T, M>(C, pair, threads, blocks, smem + PART_TOEP_ENTRIES * sizeof(T),
-                                 L, nl, B, cs, x, g, v, P, stage, s->flag, stream);
+  return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
+    return launch_k_part<T, M>(C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
+                               g, v, sh.P, sh.stage, s->flag, stream);
+  });
+}
+
+// One k_part_sum launch (part_sum.cuh): paired or not, THREADS or
+// PART_MAX_P threads per block.
+template <class T, int M, bool BACK, class F>
+cudaError_t launch_k_part_sum(const F &C, bool pair, const PartShape &sh, size_t smem,
+                              const LevelArgs<T> &L, int nl, int B, const T *cs, const T *x,
+                              const T *g, T *part, T *lr, T *xo, int emax, int *flag,
+                              cudaStream_t stream)
+{
+  const unsigned nb = (unsigned)sh.blocks;
+#define PSCR_PART_SUM(NT, PAIRED)                                                           \
+  k_part_sum<T, M, NT, PAIRED, BACK, F><<<nb, sh.threads, smem, stream>>>(                  \
+      L, C, nl, B, cs, x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
+  if constexpr (part_ysmem<T>()) {
+    if (pair) {
+      if (sh.threads <= THREADS)
+        PSCR_PART_SUM(THREADS, true);
+      else
+        PSCR_PART_SUM(PART_MAX_P, true);
+      return pscr_cuda_launch_check(stream);
     }
-  PartFacs<T> C;
-  C.ad = (const T *)s->pfac;
-  C.md = C.ad + np;
-  C.ao = C.md + np;
-  C.mo = s->part_mdiag ? nullptr : C.ao + np;
-  return launch_k_part<T, M>(C, pair, threads, blocks, smem + (stage ? 4 * np * sizeof(T) : 0), L,
-                             nl, B, cs, x, g, v, P, stage, s->flag, stream);
+  }
+  if (sh.threads <= THREADS)
+    PSCR_PART_SUM(THREADS, false);
+  else
+    PSCR_PART_SUM(PART_MAX_P, false);
+#undef PSCR_PART_SUM
+  return pscr_cuda_launch_check(stream);
+}
+
+// Real types solve an item's systems two per pass when items are long
+// enough (emax >= 4) for the repeated last system of an odd item to cost
+// little: level 1's items of three systems would solve four.
+template <class T> inline bool part_sum_pair(int emax)
+{
+  return part_ysmem<T>() && emax >= 4;
+}
+
+template <class T, int M>
+cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int back,
+                              const T *cs, const T *x, const T *g, T *xo, int emax,
+                              cudaStream_t stream)
+{
+  const DimState &D = s->dim[s->ndim - 2];
+  const bool pair = part_sum_pair<T>(emax);
+  const PartShape sh = part_shape<T, M>(s, (size_t)B * (size_t)L.nit,
+                                        part_sum_smem_per_thread<T, M>(pair));
+  const int nl = s->n[s->ndim - 1];
+  return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
+    using F = std::decay_t<decltype(C)>;
+    if (back)
+      return launch_k_part_sum<T, M, true, F>(C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
+                                              (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
+    return launch_k_part_sum<T, M, false, F>(C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
+                                             (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
+  });
 }
 
 // k_part may need more than the default 48 KB of dynamic shared memory: the
@@ -99,13 +186,23 @@ template <class T, int M, bool PAIRED, class F> cudaError_t part_attr_paired(int
   constexpr int bytes = part_smem_per_thread<T, M>(PAIRED) * (int)sizeof(T);
   const int small = THREADS * bytes + PART_STAGE_BYTES;
   const int large = PART_MAX_P * bytes + PART_STAGE_BYTES;
-  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS, PAIRED, F>,
-                                       cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                       small < cap ? small : cap);
+  const int sm = small < cap ? small : cap, lg = large < cap ? large : cap;
+  const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS, PAIRED, F>, a, sm);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>,
-                             cudaFuncAttributeMaxDynamicSharedMemorySize,
-                             large < cap ? large : cap);
+    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>, a, lg);
+  // k_part_sum: the sums' shared memory on top.
+  constexpr int fb = part_sum_smem_per_thread<T, M>(PAIRED) * (int)sizeof(T);
+  const int fs = THREADS * fb + PART_STAGE_BYTES, fl = PART_MAX_P * fb + PART_STAGE_BYTES;
+  const int fsm = fs < cap ? fs : cap, flg = fl < cap ? fl : cap;
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, false, F>, a, fsm);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, false, F>, a, flg);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, true, F>, a, fsm);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, true, F>, a, flg);
   return e;
 }
 
@@ -152,6 +249,67 @@ cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *c
     return launch_part_m<T, 8>(s, L, B, cs, x, g, v, nrhs, stream);
   default:
     return launch_part_m<T, 16>(s, L, B, cs, x, g, v, nrhs, stream);
+  }
+}
+
+template <class T>
+cudaError_t launch_part_sum(const State *s, const LevelArgs<T> &L, int B, int back, const T *cs,
+                            const T *x, const T *g, T *xo, int emax, cudaStream_t stream)
+{
+  switch (s->rows) {
+  case 2:
+    return launch_part_sum_m<T, 2>(s, L, B, back, cs, x, g, xo, emax, stream);
+  case 4:
+    return launch_part_sum_m<T, 4>(s, L, B, back, cs, x, g, xo, emax, stream);
+  case 8:
+    return launch_part_sum_m<T, 8>(s, L, B, back, cs, x, g, xo, emax, stream);
+  default:
+    return launch_part_sum_m<T, 16>(s, L, B, back, cs, x, g, xo, emax, stream);
+  }
+}
+
+// Slots of k_part_sum resident on the whole device: SMs times the blocks
+// of the back kernel that fit one SM, times slots per block; 0 when none
+// fits. Items are sized by it (pscr_cuda_fused_eigs).
+template <class T, int M> cudaError_t part_sum_slots_m(const State *s, bool always, int *slots)
+{
+  const bool pair = part_ysmem<T>();
+  const PartShape sh = part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M>(pair));
+  int per_sm = 0;
+  cudaError_t e = with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
+    using F = std::decay_t<decltype(C)>;
+    const int ts = sh.threads;
+    const size_t bytes = sh.smem + smem;
+    if (ts <= THREADS)
+      return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &per_sm, k_part_sum<T, M, THREADS, part_ysmem<T>(), true, F>, ts, bytes)
+                  : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                        &per_sm, k_part_sum<T, M, THREADS, false, true, F>, ts, bytes);
+    return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, k_part_sum<T, M, PART_MAX_P, part_ysmem<T>(), true, F>, ts, bytes)
+                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                      &per_sm, k_part_sum<T, M, PART_MAX_P, false, true, F>, ts, bytes);
+  });
+  // Fused only with at least 16 resident warps per SM (unless `always`):
+  // with 8 (double and complex float at 16 rows, whose sums take the shared
+  // memory of a second block) level 3 ran 1.7-2x slower than k_part plus the
+  // separate sums (H100, 4095^2). Complex double at 16 rows does not fit.
+  const bool worth = always ? per_sm > 0 : per_sm * sh.threads >= 512;
+  *slots = worth ? s->sms * per_sm * (sh.threads / sh.P) : 0;
+  return e;
+}
+
+template <class T> cudaError_t part_sum_slots_t(const State *s, bool always, int *slots)
+{
+  switch (s->rows) {
+  case 2:
+    return part_sum_slots_m<T, 2>(s, always, slots);
+  case 4:
+    return part_sum_slots_m<T, 4>(s, always, slots);
+  case 8:
+    return part_sum_slots_m<T, 8>(s, always, slots);
+  default:
+    return part_sum_slots_m<T, 16>(s, always, slots);
   }
 }
 
@@ -207,6 +365,26 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   return pscr_cuda_launch_check(stream);
 }
 
+// Level 3 and the weighted sums of level i in one pass (k_part_sum), then
+// the sums of blocks of several items (k_reduce_sum). x: the level's
+// sources F (g: NULL forward, gL|gR back); xo: the solution vectors, where
+// the back substitution writes u_{d_q}.
+template <class T>
+cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L, int B, int back,
+                            const T *cs, const T *x, const T *g, T *xo, cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  cudaError_t e = launch_part_sum<T>(s, L, B, back, cs, x, g, xo, D.lemax[i - 1], stream);
+  mark(s, PSCR_STAGE_LEVEL3, stream);
+  if (e != cudaSuccess || L.direct)
+    return e;
+  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
+                                                         (T *)D.lr, xo);
+  mark(s, PSCR_STAGE_SUMS, stream);
+  return pscr_cuda_launch_check(stream);
+}
+
 // Solve B independent problems of dimension d: batch b is
 // (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b xs,
 // f_b = f + b fs (xs, fs >= n_d S; the gaps between batch vectors are not
@@ -223,6 +401,9 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
   const DimState &D = s->dim[d];
   const Facs<T> F = facs_of<T>(s);
   const bool thomas = d == s->ndim - 2;
+  // Levels whose sums run inside level 3 (part_sum.cuh; their items were
+  // sized for it at setup).
+  const bool fusable = thomas && rows > 0 && s->fuse_slots > 0;
   cudaError_t e;
 
   // Forward reduction, levels 1..k-1.
@@ -231,12 +412,17 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     const LevelArgs<T> L = level_of<T>(s, d, i, xs, i == 1 ? fs : xs);
     if (L.nb == 0)
       continue;
-    if ((e = level_solve<T>(s, d, L, B, cs, src, nullptr, rows, nrhs, stream)) != cudaSuccess)
-      return e;
-    const size_t nsys = (size_t)B * (size_t)L.ne;
-    const bool serial = thomas && rows == 0;
-    const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
-    if ((e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
+    if (fusable && D.lfused[i - 1]) {
+      e = level_solve_sum<T>(s, d, i, L, B, 0, cs, src, nullptr, x, stream);
+    } else {
+      if ((e = level_solve<T>(s, d, L, B, cs, src, nullptr, rows, nrhs, stream)) != cudaSuccess)
+        return e;
+      const size_t nsys = (size_t)B * (size_t)L.ne;
+      const bool serial = thomas && rows == 0;
+      const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
+      e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream);
+    }
+    if (e != cudaSuccess)
       return e;
     if (L.nj > 0) {
       const SlabGrid gc = slab_grid(L.S, (size_t)B * (size_t)L.nj);
@@ -258,13 +444,18 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;
-    if ((e = level_solve<T>(s, d, L, B, cs, src, (const T *)D.lr, rows, nrhs, stream)) !=
-        cudaSuccess)
-      return e;
-    const size_t nsys = (size_t)B * (size_t)L.ne;
-    const bool serial = thomas && rows == 0;
-    const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
-    if ((e = level_reduce<T>(s, d, L, B, 1, (const T *)D.v, vs, vt, x, stream)) != cudaSuccess)
+    if (fusable && D.lfused[i - 1]) {
+      e = level_solve_sum<T>(s, d, i, L, B, 1, cs, src, (const T *)D.lr, x, stream);
+    } else {
+      if ((e = level_solve<T>(s, d, L, B, cs, src, (const T *)D.lr, rows, nrhs, stream)) !=
+          cudaSuccess)
+        return e;
+      const size_t nsys = (size_t)B * (size_t)L.ne;
+      const bool serial = thomas && rows == 0;
+      const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
+      e = level_reduce<T>(s, d, L, B, 1, (const T *)D.v, vs, vt, x, stream);
+    }
+    if (e != cudaSuccess)
       return e;
   }
   return cudaSuccess;
@@ -281,6 +472,15 @@ cudaError_t part_attributes(bool cplx, bool single, int device)
   if (single)
     return cplx ? part_attrs<cf>(cap) : part_attrs<float>(cap);
   return cplx ? part_attrs<zc>(cap) : part_attrs<double>(cap);
+}
+
+cudaError_t part_sum_slots(const State *s, bool always, int *slots)
+{
+  if (s->single)
+    return s->cplx ? part_sum_slots_t<cf>(s, always, slots)
+                   : part_sum_slots_t<float>(s, always, slots);
+  return s->cplx ? part_sum_slots_t<zc>(s, always, slots)
+                 : part_sum_slots_t<double>(s, always, slots);
 }
 
 namespace {

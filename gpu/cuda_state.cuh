@@ -22,6 +22,8 @@ struct DimState {
   pscr_cuda_level_view *lvl; // host copy, k entries
   int *lit0, *lnit;          // host, per level: first item (in items) and item count
   int *ldirect;              // host, per level: every block is a single item
+  int *lemax;                // host, per level: the longest item (eigenpairs)
+  int *lfused;               // host, per level: level 3 adds up the sums (part_sum.cuh)
   int nitem, max_nit;
   int *blk, *eblk, *jl;      // device tables
   int *items, *bitem;        // device: reduction items (3 ints), per block first item, count
@@ -70,6 +72,9 @@ struct State {
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
   int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
+  int fuse_slots;      // 2D: slots of k_part_sum on the device, 0: sums unfused
+                       // (PSCR_CUDA_FUSE=0 in the environment, or 3D, or no k_part)
+  int fuse_min;        // shortest fused item (pscr_cuda_fused_eigs); 0: PSCR_CUDA_FUSE=1
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
@@ -156,9 +161,11 @@ void state_free(State *s);
 int choose_rows(int requested, int n, int ndim, bool single);
 
 // cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
-// be set in the translation unit that launches them), and the whole solve
-// of nb right-hand sides on a stream.
+// be set in the translation unit that launches them), the slots of the
+// fused level-3 kernel that fit the device at once, and the whole solve of
+// nb right-hand sides on a stream.
 cudaError_t part_attributes(bool cplx, bool single, int device);
+cudaError_t part_sum_slots(const State *s, bool always, int *slots);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs, int rows);
 

@@ -60,6 +60,30 @@ typedef struct pscr_cuda_view {
   pscr_cuda_dim_view dim[2]; /* dimensions 0 .. ndim-2 */
 } pscr_cuda_view;
 
+/* Eigenpairs per reduction item (gpu/levels_kernels.cuh) at a level of ne
+   eigenpairs whose weighted sums are fused into level 3 (gpu/part_sum.cuh),
+   or 0 when that level keeps the separate sums pass (items of
+   PSCR_CUDA_ITEM_EIGS). fuse_slots: the fused kernel's slots on the device
+   (0: no fusion); min_eigs: the shortest item worth fusing (8 by default, 0
+   when forced). A fused item writes 2-3 partial sums, so items are as long
+   as one wave of the slots allows, ceil(ne / fuse_slots), between 4 and
+   32 (with floor, 4095 eigenpairs on 264 slots made 273 items, and a second
+   wave of 9 items doubled the level's time). Shorter items leave too few
+   systems per slot to pay for the slot's lower occupancy (H100: 1023^2
+   Poisson R64, items of 4, 0.31 -> 0.37 ms; 2047^2 R32, items of 4, no
+   gain; 2047^2 R64 and 4095^2 R32, items of 8 and 16, 10% and 17% faster).
+   The cost model (src/cost.c) applies the same rule. */
+enum { PSCR_CUDA_ITEM_EIGS = 32, PSCR_CUDA_FUSE_MIN_EIGS = 8 };
+static inline int pscr_cuda_fused_eigs(int ne, int fuse_slots, int min_eigs)
+{
+  if (fuse_slots <= 0)
+    return 0;
+  const int e = (ne + fuse_slots - 1) / fuse_slots;
+  if (e < min_eigs)
+    return 0;
+  return e < 4 ? 4 : (e > PSCR_CUDA_ITEM_EIGS ? PSCR_CUDA_ITEM_EIGS : e);
+}
+
 /* cuda_glue.c: memcpy on nthreads OpenMP threads (staging copies). */
 void pscr_cuda_host_copy(void *dst, const void *src, size_t bytes, int nthreads);
 
@@ -75,10 +99,12 @@ pscr_status pscr_cuda_state_solve_batch(void *state, int nrhs, const void *f, si
 pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void *f, size_t ldf,
                                                void *u, size_t ldu, void *stream);
 void pscr_cuda_state_destroy(void *state);
-/* The level-3 solver chosen at setup: rows per thread (0: plain Thomas) and
-   threads per subproblem. */
+/* The level-3 solver chosen at setup: rows per thread (0: plain Thomas),
+   threads per subproblem, and the slots of the fused level-3 and sums kernel
+   (0: the sums are a separate pass) with the shortest fused item
+   (pscr_cuda_fused_eigs). */
 void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
-                            int *toeplitz);
+                            int *toeplitz, int *fuse_slots, int *fuse_min);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

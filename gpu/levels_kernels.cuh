@@ -97,7 +97,7 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
 //   back:    u_{d_q} = sum_e w_e[q] v_e, written over F_{d_q} in x (every
 //            read of F by this level happened in an earlier launch).
 // Two passes so that a block with thousands of eigenpairs does not become
-// one long serial loop: k_reduce_items sums each item (at most ITEM_EIGS
+// one long serial loop: k_reduce_items sums each item (PSCR_CUDA_ITEM_EIGS
 // eigenpairs of one block) into `part`, k_reduce_sum adds a block's items in
 // order (deterministic). When every block is one item (L.direct), the first
 // pass writes the result itself.

@@ -214,13 +214,15 @@ template <class T, int N> struct Column<T, N, true> {
 
 // One system of k_part, its right-hand side staged in buf (the slot's
 // chunks; mine = this thread's chunk): the partitioned elimination, PCR on
-// the boundary unknowns, the back substitution, and the solution written to
-// out (NULL: a repeated slot, not written). ybs: this thread's yb column
-// (YS); sL..sR: the PCR rows. Every thread of the block calls it (barriers).
+// the boundary unknowns, the back substitution, the solution left in buf
+// (row i at i + i / M) and written to out (NULL: not written). A pivot
+// failure is reported when `live` (false: a repeated slot). ybs: this
+// thread's yb column (YS); sL..sR: the PCR rows. Every thread of the block
+// calls it (barriers).
 template <class T, int M, bool YS, class F>
 __device__ __forceinline__ void part_solve(const F &C, T s, T *buf, T *mine, T *ybs,
                                            T *sL, T *sD, T *sU, T *sR, int lp, int P, int nl,
-                                           T *out, int *flag)
+                                           T *out, bool live, int *flag)
 {
   // Forward Thomas over the interior rows k = 0 .. M-2 for the right-hand
   // sides r (ya) and -a_{i0} e_1 (yb); the third, -c e_{M-1}, gives
@@ -346,13 +348,36 @@ __device__ __forceinline__ void part_solve(const F &C, T s, T *buf, T *mine, T *
     mine[k] = xn;
   }
   __syncthreads();
-  if (out) {
+  if (out)
     for (int i = lp; i < nl; i += P)
       out[i] = buf[i + i / M];
-    if (bad)
-      atomicOr(flag, 1);
-  }
+  if (live && bad)
+    atomicOr(flag, 1);
   __syncthreads(); // before the buffers are reused
+}
+
+// Small systems: the factors once per thread block in shared memory at
+// sbase (the grid is persistent, so each block solves many systems); the
+// row-class table always. Returns the first shared entry after them.
+template <class T, class F> __device__ inline T *part_stage_facs(F &C, int stage, int npad, T *sbase)
+{
+  if constexpr (is_toep<F>::value) {
+    for (int i = threadIdx.x; i < PART_TOEP_ENTRIES; i += blockDim.x)
+      sbase[i] = C.tab[i];
+    C.tab = sbase;
+    sbase += PART_TOEP_ENTRIES;
+    __syncthreads();
+  } else if (stage) {
+    for (int i = threadIdx.x; i < 4 * npad; i += blockDim.x)
+      sbase[i] = C.ad[i];
+    C.ad = sbase;
+    C.md = sbase + npad;
+    C.ao = sbase + 2 * npad;
+    C.mo = C.mo ? sbase + 3 * npad : nullptr;
+    sbase += 4 * npad;
+    __syncthreads();
+  }
+  return sbase;
 }
 
 // The right-hand sides of two systems with the same sources (batch and
@@ -418,27 +443,7 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
   const int spb = blockDim.x / P; // slots (systems in flight) per thread block
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
-  T *sbase = reinterpret_cast<T *>(part_smem);
-  // Small systems: the factors once per thread block in shared memory (the
-  // grid is persistent, so each block solves many systems).
-  if constexpr (is_toep<F>::value) {
-    for (int i = threadIdx.x; i < PART_TOEP_ENTRIES; i += blockDim.x)
-      sbase[i] = C.tab[i];
-    C.tab = sbase;
-    sbase += PART_TOEP_ENTRIES;
-    __syncthreads();
-  } else {
-    if (stage) {
-      for (int i = threadIdx.x; i < 4 * npad; i += blockDim.x)
-        sbase[i] = C.ad[i];
-      C.ad = sbase;
-      C.md = sbase + npad;
-      C.ao = sbase + 2 * npad;
-      C.mo = C.mo ? sbase + 3 * npad : nullptr;
-      sbase += 4 * npad;
-      __syncthreads();
-    }
-  }
+  T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
   // A slot's shared memory. YS: PAIR chunk buffers (r, then ya, then x) |
   // yb (M - 1 per thread, odd stride: no bank conflicts) | PCR rows. Else
   // one chunk buffer, which the PCR rows reuse.
@@ -486,7 +491,7 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
       T *buf = sb + (size_t)q * P * (M + 1);
       part_solve<T, M, YS, F>(C, cs[bq[q]] + L.lam[eq[q]], buf, buf + (size_t)lp * (M + 1), ybs,
                            sL, sD, sU, sR, lp, P, nl,
-                           active[q] ? v + sys[q] * (size_t)nl : nullptr, flag);
+                           active[q] ? v + sys[q] * (size_t)nl : nullptr, active[q], flag);
     }
   }
 }

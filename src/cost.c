@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "cuda_view.h"
 #include "plan.h"
 
 typedef struct op_costs {
@@ -49,25 +50,33 @@ typedef struct level_stats {
   double cpl_back;  /* gL, gR that exist: blocks with first > 0, blocks with last < n-1 */
   double nd_sum;    /* sum over blocks of |D(B)| */
   double nd_e_sum;  /* sum over eigenpairs of their block's |D(B)| */
-  double items;     /* CUDA reduction items (ITEM_EIGS = 32 eigenpairs of one block) */
+  double items;     /* CUDA reduction items (32 eigenpairs, or pscr_cuda_fused_eigs) */
   double src_back;  /* CPU back substitution: sources per eigenpair, nd + (gL) + (gR) */
   int direct;       /* every block is one item: one reduction pass */
+  int fused;        /* CUDA: level 3 adds up the sums (gpu/part_sum.cuh: k_part_sum) */
 } level_stats;
 
-enum { ITEM_EIGS = 32 }; /* gpu/levels_kernels.cuh: eigenpairs per reduction item */
-
-static level_stats stats_of(const pscr_level *L, int n)
+/* fuse_slots, fuse_min: the plan's rule for fusing a level's sums into
+   level 3 (gpu/part_sum.cuh, pscr_cuda_fused_eigs), which also sizes its
+   items; 0: no fusion, 32 eigenpairs per item. */
+static level_stats stats_of(const pscr_level *L, int n, int fuse_slots, int fuse_min)
 {
   level_stats s;
   memset(&s, 0, sizeof s);
   s.nb = L->nblocks;
   s.nj = L->nj;
   s.direct = 1;
+  int ne = 0;
+  for (int b = 0; b < L->nblocks; b++)
+    ne += L->blocks[b].last - L->blocks[b].first + 1;
+  const int fe = pscr_cuda_fused_eigs(ne, fuse_slots, fuse_min);
+  const int per = fe > 0 ? fe : PSCR_CUDA_ITEM_EIGS;
+  s.fused = fe > 0;
   for (int b = 0; b < L->nblocks; b++) {
     const pscr_block *B = &L->blocks[b];
     const double m = B->last - B->first + 1;
     const int has_l = B->first > 0, has_r = B->last < n - 1;
-    const double items = (double)((B->last - B->first + ITEM_EIGS) / ITEM_EIGS);
+    const double items = (double)((B->last - B->first + per) / per);
     s.ne += m;
     s.nd_sum += B->nd;
     s.nd_e_sum += m * B->nd;
@@ -161,6 +170,15 @@ static void walk_level_solve(const cost_walk *w, int d, const level_stats *s, do
       solve = nsys * thomas_flops(o, nl);
     if (w->l3.serial_global)
       extra = nsys * nl * 4; /* v, cp written, read back; v rewritten (+ the write below) */
+    if (s->fused) {
+      /* k_part_sum: 2 (forward) or 3 (back) accumulations per row, and
+         instead of the solutions the sums (direct) or the items' partial
+         sums. */
+      const double acc = back ? 3 : 2, out = back ? s->nd_sum : 2 * s->nb;
+      add(&w->cost[PSCR_STAGE_LEVEL3], rhs + solve + nsys * nl * acc * o->fma,
+          src + B * (s->direct ? out : acc * s->items) * nl, es, 1);
+      return;
+    }
     add(&w->cost[PSCR_STAGE_LEVEL3], rhs + solve, src + nsys * nl + extra, es, 1);
     return;
   }
@@ -180,12 +198,17 @@ static void walk_level_reduce(const cost_walk *w, int d, const level_stats *s, d
   pscr_cost *c = &w->cost[PSCR_STAGE_SUMS];
   /* Per eigenpair and slab entry: 2 (forward) or 3 (back) accumulations. */
   const double f1 = B * s->ne * S * (back ? 3 : 2) * o->fma;
+  const double acc = back ? 3 : 2;
+  if (s->fused) { /* the first pass was level 3's */
+    if (!s->direct)
+      add(c, B * s->items * S * acc * o->add, B * (acc * s->items + out) * S, es, 1);
+    return;
+  }
   if (s->direct) {
     add(c, f1, B * (s->ne + out) * S, es, 1);
     return;
   }
   /* Partial sums per item: the accumulators, 2 (forward) or 3 (back). */
-  const double acc = back ? 3 : 2;
   add(c, f1, B * (s->ne + acc * s->items) * S, es, 1);
   /* Second pass: the sums of the block's items. */
   add(c, B * s->items * S * acc * o->add, B * (acc * s->items + out) * S, es, 1);
@@ -221,9 +244,12 @@ static void walk_dim(const cost_walk *w, int d, double B)
   const double S = (double)pscr_plan_slab(p, d), es = w->es;
   pscr_cost *cpl = &w->cost[PSCR_STAGE_COUPLING];
   const double one = coupling_flops(w, d);
+  const int fuse = p->backend == PSCR_BACKEND_CUDA && d == p->ndim - 2 && w->l3.rows > 0
+                       ? p->level3_fuse_slots
+                       : 0;
 
   for (int i = 1; i < lv->k; i++) {
-    const level_stats s = stats_of(&lv->level[i - 1], p->n[d]);
+    const level_stats s = stats_of(&lv->level[i - 1], p->n[d], fuse, p->level3_fuse_min);
     if (s.nb == 0)
       continue;
     walk_level_solve(w, d, &s, B, 0);
@@ -235,7 +261,7 @@ static void walk_dim(const cost_walk *w, int d, double B)
     }
   }
   for (int i = lv->k; i >= 1; i--) {
-    const level_stats s = stats_of(&lv->level[i - 1], p->n[d]);
+    const level_stats s = stats_of(&lv->level[i - 1], p->n[d], fuse, p->level3_fuse_min);
     if (s.nb == 0)
       continue;
     /* k_couple_back: gL, gR of every block (zeros where no neighbour). */
@@ -274,4 +300,18 @@ void pscr_cost_model(const pscr_plan *p, pscr_cost *cost, pscr_cost *total, doub
     total->launches += cost[k].launches;
   }
   *min_bytes = 2 * N * w.es;
+}
+
+int pscr_cost_fused_levels(const pscr_plan *p)
+{
+  if (p->backend != PSCR_BACKEND_CUDA || p->level3_rows == 0 || p->ndim < 2)
+    return 0;
+  const int d = p->ndim - 2;
+  int count = 0;
+  for (int i = 0; i < p->lv[d].k; i++) {
+    const level_stats s =
+        stats_of(&p->lv[d].level[i], p->n[d], p->level3_fuse_slots, p->level3_fuse_min);
+    count += s.nb > 0 && s.fused;
+  }
+  return count;
 }

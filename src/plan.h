@@ -60,11 +60,17 @@ struct pscr_plan {
      off-diagonal of a diagonal M_l (one multiply-add per row less).
      level3_toeplitz: it forms M_l, A_l from scalars (pscr_info). */
   int level3_rows, level3_threads, level3_mdiag, level3_toeplitz;
+  /* CUDA, 2D: the slots of the level-3 kernel that adds up the weighted sums
+     (0: none) and the shortest item it takes (pscr_cuda_fused_eigs). */
+  int level3_fuse_slots, level3_fuse_min;
 };
 
 /* The cost model of one solve (cost.c): per stage kind, their sum, and the
    least traffic of any solve. */
 void pscr_cost_model(const pscr_plan *p, pscr_cost *cost, pscr_cost *total, double *min_bytes);
+
+/* Levels whose sums the CUDA level-3 kernel adds up (pscr_info.level3_fused_levels). */
+int pscr_cost_fused_levels(const pscr_plan *p);
 
 /* Slab length below dimension d: prod_{e > d} n_e. */
 static inline size_t pscr_plan_slab(const pscr_plan *p, int d)

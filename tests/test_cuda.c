@@ -11,8 +11,9 @@
  * max_batch, graph capture, zero pivots) bitwise equal to single solves;
  * single precision (R32, C32) on every size, kind and level-3 solver, with
  * the float bound of test_single.c; the level-3 solver's paired mode
- * (PSCR_CUDA_PAIR) against the unpaired one, and its Toeplitz factors
- * (uniform meshes, PSCR_CUDA_TOEPLITZ) bitwise equal to the factor table.
+ * (PSCR_CUDA_PAIR) against the unpaired one, its Toeplitz factors
+ * (uniform meshes, PSCR_CUDA_TOEPLITZ) bitwise equal to the factor table,
+ * and its fused weighted sums (PSCR_CUDA_FUSE) against the separate pass.
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
  * exits 77 (ctest skip) when the CUDA backend or a device is not available.
@@ -582,6 +583,96 @@ START_TEST(paired_against_unpaired)
                   "case %d: paired batch right-hand side %d differs from its single solve", _i, r);
   }
   pscr_plan_destroy(plan);
+  free(fb);
+  free(ub);
+  free(us);
+  free(f);
+  free(u0);
+  free(u1);
+  op_free(&o);
+}
+END_TEST
+
+/* Level 3 with the weighted sums added up in the kernel (gpu/part_sum.cuh)
+   against the separate sums pass: PSCR_CUDA_FUSE=1 (every level fused
+   whose kernel fits, items of at least 4 eigenpairs) against =0, 2D, each
+   dtype and rows-per-thread choice. The test sizes leave blocks of several
+   items (k_reduce_sum adds them), items of odd length (the paired kernel
+   repeats a system and adds it once) and last dimensions that leave padding
+   rows. The sums are added in another grouping, so the solutions agree to
+   rounding, not bitwise; both meet the bound. pscr_info must report the
+   fused levels (complex double at 16 rows does not fit the shared memory:
+   none), the profiled solve must make exactly the cost model's launches,
+   and a batch of 3 gives bitwise its single solves. */
+static const int fuse_sizes[][2] = {{7, 3}, {40, 257}, {63, 1000}, {200, 150}, {130, 513}};
+#define N_FUSE_SIZES ((int)(sizeof fuse_sizes / sizeof fuse_sizes[0]))
+static const int fuse_rows[] = {2, 4, 8, 16};
+#define N_FUSE_ROWS ((int)(sizeof fuse_rows / sizeof fuse_rows[0]))
+
+START_TEST(fused_against_unfused)
+{
+  const int rows = fuse_rows[_i % N_FUSE_ROWS], rest = _i / N_FUSE_ROWS;
+  const int cplx = rest % 2, single = (rest / 2) % 2;
+  const int *sz = fuse_sizes[rest / 4];
+  const int n[3] = {sz[0], sz[1], 1};
+  op o;
+  make_op(&o, cplx ? RANDOM_COMPLEX : RANDOM_SPD, 2, n, 9900u + (uint64_t)_i);
+  if (single)
+    op_to_single(&o);
+  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
+  pscr_plan *p1 = make_batch_plan(&o, 3, rows);
+  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "0", 1), 0);
+  pscr_plan *p0 = make_batch_plan(&o, 3, rows);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  pscr_info i1, i0;
+  ck_assert_int_eq(pscr_plan_info(p1, &i1), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
+  ck_assert_int_eq(i1.level3_rows_per_thread, rows);
+  ck_assert_int_eq(i0.level3_fused_levels, 0);
+  const int fits = !(o.dtype == PSCR_C64 && rows == 16);
+  ck_assert_msg(fits ? i1.level3_fused_levels == i1.levels[0] : i1.level3_fused_levels == 0,
+                "case %d (%s rows %d): %d fused levels of %d", _i, dtype_names[o.dtype], rows,
+                i1.level3_fused_levels, i1.levels[0]);
+  /* Without the first pass over the solutions the model counts fewer launches and bytes. */
+  if (fits) {
+    ck_assert(i1.cost[PSCR_STAGE_SUMS].launches < i0.cost[PSCR_STAGE_SUMS].launches);
+    ck_assert(i1.cost_total.bytes < i0.cost_total.bytes);
+  }
+
+  void *f = random_vector(&o, 9950u + (uint64_t)_i);
+  void *u1 = malloc(bytes), *u0 = malloc(bytes);
+  ck_assert(u1 && u0);
+  ck_assert_int_eq(pscr_solve(p1, f, u1), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  const double rel = tu_diff_inf(o.dtype, N, u0, u1) / tu_norm_inf(o.dtype, N, u0);
+  const double tol = single ? 1e3 * FLT_EPSILON : REL_DIFF;
+  const double b1 = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u1, f);
+  const double b0 = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u0, f);
+  if (_i % 7 == 0)
+    printf("fused case %d (%d x %d %s rows %d, %d fused levels): relative difference %.2e, "
+           "backward errors %.2e fused, %.2e unfused\n",
+           _i, n[0], n[1], dtype_names[o.dtype], rows, i1.level3_fused_levels, rel, b1, b0);
+  ck_assert_msg(rel <= tol, "case %d (%d x %d %s rows %d): fused differs by %.3e (relative)", _i,
+                n[0], n[1], dtype_names[o.dtype], rows, rel);
+  ck_assert_msg(b1 <= case_bound(&o), "case %d: backward error %.3e", _i, b1);
+  check_profile(p1, &o, f, u1, bytes);
+
+  char *fb = malloc(3 * bytes), *ub = malloc(3 * bytes), *us = malloc(bytes);
+  ck_assert(fb && ub && us);
+  for (int r = 0; r < 3; r++) {
+    void *fr = random_vector(&o, 9960u + 3u * (uint64_t)_i + (uint64_t)r);
+    memcpy(fb + (size_t)r * bytes, fr, bytes);
+    free(fr);
+  }
+  ck_assert_int_eq(pscr_solve_batch(p1, 3, fb, N, ub, N), PSCR_SUCCESS);
+  for (int r = 0; r < 3; r++) {
+    ck_assert_int_eq(pscr_solve(p1, fb + (size_t)r * bytes, us), PSCR_SUCCESS);
+    ck_assert_msg(memcmp(us, ub + (size_t)r * bytes, bytes) == 0,
+                  "case %d: fused batch right-hand side %d differs from its single solve", _i, r);
+  }
+  pscr_plan_destroy(p1);
+  pscr_plan_destroy(p0);
   free(fb);
   free(ub);
   free(us);
@@ -1254,6 +1345,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, deterministic, 0, 6);
   tcase_add_loop_test(tc, paired_against_unpaired, 0, N_PAIR_SIZES * 4 * N_PAIR_ROWS);
   tcase_add_loop_test(tc, toeplitz_against_table, 0, 2 * N_TOEP);
+  tcase_add_loop_test(tc, fused_against_unfused, 0, N_FUSE_SIZES * 4 * N_FUSE_ROWS);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);
   suite_add_tcase(s, tc);

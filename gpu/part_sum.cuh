@@ -1,0 +1,156 @@
+// Level 3 with the weighted sums fused in (DESIGN.md section 3: "fuse the
+// right-hand-side formation and the weighted accumulation into it"). One
+// slot of k_part's P threads takes a reduction item (eigenpairs e0 .. e1-1
+// of one block B, levels_kernels.cuh) and solves its systems one after the
+// other, k_part's way (partition.cuh: part_solve), and adds each solution
+// into the item's sums as it comes out of part_solve:
+//   forward: L_B += w_e[first] y_e, R_B += w_e[last] y_e;
+//   back:    u_{d_q} += w_e[q] y_e, q < |D(B)|,
+// in eigenpair order, from zero, as k_reduce_items adds them. The sums of
+// one item stay in shared memory (thread lp keeps rows lp + j P, j < M, of
+// each; in registers they spilled: 1.2 KB per thread in double at M = 16),
+// so the solutions never reach global memory: the unfused path writes every
+// solution (the whole level, n rows per system) and reads it back in
+// k_reduce_items, which at 4095^2 Poisson on the H100 was the "sums" stage
+// (0.96 ms of 3.25 in double). An item's systems share their sources, so
+// real types solve them two per pass from one read of the sources
+// (stage_pair), as k_part's pairing does.
+//
+// Output: when every block is one item (L.direct), the sums themselves
+// (L_B | R_B into lr; u_{d_q} over F_{d_q} in x: the slot has read its
+// block's sources for the last time); otherwise the item's partial sums
+// into `part`, which k_reduce_sum adds in item order (deterministic).
+#ifndef PSCR_CUDA_PART_SUM_CUH
+#define PSCR_CUDA_PART_SUM_CUH
+
+#include "levels_kernels.cuh"
+#include "partition.cuh"
+
+namespace pscr_cuda {
+
+// Sums per thread: 2 (forward) or 3 (back) of M rows each.
+template <bool BACK> constexpr int part_sum_acc() { return BACK ? 3 : 2; }
+
+// Shared memory per thread: k_part's, then three sums of M rows.
+template <class T, int M> __host__ __device__ constexpr int part_sum_smem_per_thread(int pair)
+{
+  return part_smem_per_thread<T, M>(pair) + 3 * M;
+}
+
+// Blocks per SM for the registers: the sums' shared memory allows at most
+// two blocks of 256 threads, so 128 registers (k_part's float bound of 80
+// spilled here).
+constexpr int part_sum_min_blocks(int NT) { return NT > 256 ? 1 : 2; }
+
+// emax: the level's longest item, so that every slot of a thread block runs
+// the same number of passes (barriers); a slot past its item's end repeats
+// its last system and adds nothing. PAIRED: two systems per pass.
+template <class T, int M, int NT, bool PAIRED, bool BACK, class F>
+__global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
+    k_part_sum(LevelArgs<T> L, F C, int nl, int B, const T *cs, const T *x, const T *g, T *part,
+               T *lr, T *xo, int P, int stage, int emax, int *flag)
+{
+  static_assert(!PAIRED || part_ysmem<T>(), "pairing needs the shared-memory columns");
+  extern __shared__ double part_smem[];
+  constexpr bool YS = part_ysmem<T>();
+  constexpr int PAIR = PAIRED ? 2 : 1;
+  constexpr int NACC = part_sum_acc<BACK>();
+  constexpr int spt = part_sum_smem_per_thread<T, M>(PAIRED);
+  const int spb = blockDim.x / P;
+  const int lp = threadIdx.x % P, ls = threadIdx.x / P;
+  const int npad = P * M;
+  T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
+  T *sb = sbase + (size_t)ls * spt * P;
+  // This thread's sums: acc[a * npad + j * P] is row lp + j P of sum a.
+  T *acc = sb + (size_t)P * part_smem_per_thread<T, M>(PAIRED) + lp;
+  T *sL = YS ? sb + (size_t)P * (PAIR * (M + 1) + M - 1) : sb, *sD = sL + P, *sU = sD + P,
+    *sR = sU + P;
+  T *ybs = sb + (size_t)P * PAIR * (M + 1) + (size_t)lp * (M - 1);
+  const size_t S = L.S;
+  const size_t units = (size_t)B * (size_t)L.nit;
+
+  for (size_t base = (size_t)blockIdx.x * spb; base < units; base += (size_t)gridDim.x * spb) {
+    const size_t raw = base + (size_t)ls;
+    const bool live = raw < units;
+    const size_t unit = live ? raw : units - 1;
+    const int it = (int)(unit % (size_t)L.nit), b = (int)(unit / (size_t)L.nit);
+    const int blk = L.items[3 * it], e0 = L.items[3 * it + 1], e1 = L.items[3 * it + 2];
+    // Weight slots: forward first, last; back D(B) 0, 1, 2 (zero where unused).
+    const int q0 = BACK ? 0 : W_FIRST, q1 = BACK ? 1 : W_LAST;
+#pragma unroll
+    for (int a = 0; a < NACC; a++)
+#pragma unroll
+      for (int j = 0; j < M; j++)
+        acc[a * npad + j * P] = T(0);
+
+    for (int k = 0; k < emax; k += PAIR) {
+      int eq[PAIR];
+      bool on[PAIR];
+#pragma unroll
+      for (int q = 0; q < PAIR; q++) {
+        const int e = e0 + k + q;
+        on[q] = live && e < e1;
+        eq[q] = e < e1 ? e : e1 - 1;
+      }
+      if (PAIRED && eq[0] != eq[PAIR - 1]) {
+        stage_pair<T, M>(level_rhs(L, b, eq[0], x, g), level_rhs(L, b, eq[PAIR - 1], x, g), sb,
+                         sb + (size_t)P * (M + 1), lp, P, npad, nl);
+      } else {
+#pragma unroll
+        for (int q = 0; q < PAIR; q++)
+          stage_one<T, M>(level_rhs(L, b, eq[q], x, g), sb + (size_t)q * P * (M + 1), lp, P,
+                          npad, nl);
+      }
+      __syncthreads();
+#pragma unroll
+      for (int q = 0; q < PAIR; q++) {
+        T *buf = sb + (size_t)q * P * (M + 1);
+        part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]], buf, buf + (size_t)lp * (M + 1), ybs, sL,
+                                sD, sU, sR, lp, P, nl, nullptr, on[q], flag);
+        // Rows lp + j P: written by their chunk's thread before part_solve's
+        // last barrier; only this thread reads them, and only this thread
+        // stages them next (stage_pair / stage_one), so no barrier is needed.
+        if (on[q]) {
+          const T *w = L.w + (size_t)eq[q] * W_SLOTS;
+          const T w0 = w[q0], w1 = w[q1], w2 = BACK ? w[2] : T(0);
+#pragma unroll
+          for (int j = 0; j < M; j++) {
+            const int i = lp + j * P;
+            const T y = i < nl ? buf[i + i / M] : T(0);
+            acc[j * P] += w0 * y;
+            acc[npad + j * P] += w1 * y;
+            if constexpr (BACK)
+              acc[2 * npad + j * P] += w2 * y;
+          }
+        }
+      }
+    }
+    if (!live)
+      continue;
+    if (L.direct) {
+#pragma unroll
+      for (int j = 0; j < M; j++) {
+        const int i = lp + j * P;
+        if (i < nl)
+          reduce_store(L, b, blk, BACK, acc[j * P], acc[npad + j * P],
+                       BACK ? acc[(NACC - 1) * npad + j * P] : T(0), lr, xo, (size_t)i);
+      }
+    } else {
+      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+#pragma unroll
+      for (int j = 0; j < M; j++) {
+        const int i = lp + j * P;
+        if (i < nl) {
+          out[i] = acc[j * P];
+          out[S + i] = acc[npad + j * P];
+          if constexpr (BACK)
+            out[2 * S + i] = acc[(NACC - 1) * npad + j * P];
+        }
+      }
+    }
+  }
+}
+
+} // namespace pscr_cuda
+
+#endif
