@@ -359,7 +359,8 @@ __device__ __forceinline__ void part_solve(const F &C, T s, T *buf, T *mine, T *
 // Small systems: the factors once per thread block in shared memory at
 // sbase (the grid is persistent, so each block solves many systems); the
 // row-class table always. Returns the first shared entry after them.
-template <class T, class F> __device__ inline T *part_stage_facs(F &C, int stage, int npad, T *sbase)
+template <class T, class F>
+__device__ inline T *part_stage_facs(F &C, int stage, int npad, T *sbase)
 {
   if constexpr (is_toep<F>::value) {
     for (int i = threadIdx.x; i < PART_TOEP_ENTRIES; i += blockDim.x)
