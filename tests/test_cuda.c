@@ -419,6 +419,30 @@ static const int pair_rows[] = {0, 2, 4, 8, 16};
 
 static pscr_plan *make_batch_plan(const op *o, int max_batch, int rows);
 
+/* A batch of 3 random right-hand sides (seeds seed, seed + 1, seed + 2)
+   solved by `plan` (max_batch >= 3) gives bitwise its single solves. */
+static void check_batch3(pscr_plan *plan, const op *o, uint64_t seed, const char *what, int c)
+{
+  const size_t N = tu_size(o->ndim, o->pencils), bytes = N * tu_dtype_size(o->dtype);
+  char *fb = malloc(3 * bytes), *ub = malloc(3 * bytes), *us = malloc(bytes);
+  ck_assert(fb && ub && us);
+  for (int r = 0; r < 3; r++) {
+    void *fr = random_vector(o, seed + (uint64_t)r);
+    memcpy(fb + (size_t)r * bytes, fr, bytes);
+    free(fr);
+  }
+  ck_assert_int_eq(pscr_solve_batch(plan, 3, fb, N, ub, N), PSCR_SUCCESS);
+  for (int r = 0; r < 3; r++) {
+    ck_assert_int_eq(pscr_solve(plan, fb + (size_t)r * bytes, us), PSCR_SUCCESS);
+    ck_assert_msg(memcmp(us, ub + (size_t)r * bytes, bytes) == 0,
+                  "case %d: %s batch right-hand side %d differs from its single solve", c, what,
+                  r);
+  }
+  free(fb);
+  free(ub);
+  free(us);
+}
+
 /* k_part's Toeplitz factors (twelve scalars instead of the factor table,
    for A_n, M_n Toeplitz but for their end rows) against the table:
    PSCR_CUDA_TOEPLITZ unset against =0, on the model problems of
@@ -568,24 +592,8 @@ START_TEST(paired_against_unpaired)
   ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", "1", 1), 0);
   pscr_plan *plan = make_batch_plan(&o, 3, rows);
   ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
-  char *fb = malloc(3 * bytes), *ub = malloc(3 * bytes), *us = malloc(bytes);
-  ck_assert(fb && ub && us);
-  for (int r = 0; r < 3; r++) {
-    void *fr = random_vector(&o, 9760u + 3u * (uint64_t)_i + (uint64_t)r);
-    memcpy(fb + (size_t)r * bytes, fr, bytes);
-    free(fr);
-  }
-  const size_t words = tu_size(o.ndim, o.pencils);
-  ck_assert_int_eq(pscr_solve_batch(plan, 3, fb, words, ub, words), PSCR_SUCCESS);
-  for (int r = 0; r < 3; r++) {
-    ck_assert_int_eq(pscr_solve(plan, fb + (size_t)r * bytes, us), PSCR_SUCCESS);
-    ck_assert_msg(memcmp(us, ub + (size_t)r * bytes, bytes) == 0,
-                  "case %d: paired batch right-hand side %d differs from its single solve", _i, r);
-  }
+  check_batch3(plan, &o, 9760u + 3u * (uint64_t)_i, "paired", _i);
   pscr_plan_destroy(plan);
-  free(fb);
-  free(ub);
-  free(us);
   free(f);
   free(u0);
   free(u1);
@@ -658,24 +666,9 @@ START_TEST(fused_against_unfused)
   ck_assert_msg(b1 <= case_bound(&o), "case %d: backward error %.3e", _i, b1);
   check_profile(p1, &o, f, u1, bytes);
 
-  char *fb = malloc(3 * bytes), *ub = malloc(3 * bytes), *us = malloc(bytes);
-  ck_assert(fb && ub && us);
-  for (int r = 0; r < 3; r++) {
-    void *fr = random_vector(&o, 9960u + 3u * (uint64_t)_i + (uint64_t)r);
-    memcpy(fb + (size_t)r * bytes, fr, bytes);
-    free(fr);
-  }
-  ck_assert_int_eq(pscr_solve_batch(p1, 3, fb, N, ub, N), PSCR_SUCCESS);
-  for (int r = 0; r < 3; r++) {
-    ck_assert_int_eq(pscr_solve(p1, fb + (size_t)r * bytes, us), PSCR_SUCCESS);
-    ck_assert_msg(memcmp(us, ub + (size_t)r * bytes, bytes) == 0,
-                  "case %d: fused batch right-hand side %d differs from its single solve", _i, r);
-  }
+  check_batch3(p1, &o, 9960u + 3u * (uint64_t)_i, "fused", _i);
   pscr_plan_destroy(p1);
   pscr_plan_destroy(p0);
-  free(fb);
-  free(ub);
-  free(us);
   free(f);
   free(u0);
   free(u1);
