@@ -54,6 +54,22 @@ cudaError_t launch_k_part(const F &C, bool pair, int threads, size_t blocks, siz
   return pscr_cuda_launch_check(stream);
 }
 
+// go(std::integral_constant<int, M>()) for the instantiated rows per thread
+// M of a plan's level-3 solver: 2, 4, 8, else 16.
+template <class Go> cudaError_t with_rows(int rows, Go &&go)
+{
+  switch (rows) {
+  case 2:
+    return go(std::integral_constant<int, 2>());
+  case 4:
+    return go(std::integral_constant<int, 4>());
+  case 8:
+    return go(std::integral_constant<int, 8>());
+  default:
+    return go(std::integral_constant<int, 16>());
+  }
+}
+
 // The launch shape of k_part and k_part_sum for `units` work units (slots'
 // worth of work) of M rows per thread: blocks (a persistent grid when the
 // factors are staged) and the shared memory of the slots' buffers.
@@ -240,32 +256,18 @@ template <class T>
 cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
                         const T *g, T *v, int rows, int nrhs, cudaStream_t stream)
 {
-  switch (rows) {
-  case 2:
-    return launch_part_m<T, 2>(s, L, B, cs, x, g, v, nrhs, stream);
-  case 4:
-    return launch_part_m<T, 4>(s, L, B, cs, x, g, v, nrhs, stream);
-  case 8:
-    return launch_part_m<T, 8>(s, L, B, cs, x, g, v, nrhs, stream);
-  default:
-    return launch_part_m<T, 16>(s, L, B, cs, x, g, v, nrhs, stream);
-  }
+  return with_rows(rows, [&](auto m) {
+    return launch_part_m<T, decltype(m)::value>(s, L, B, cs, x, g, v, nrhs, stream);
+  });
 }
 
 template <class T>
 cudaError_t launch_part_sum(const State *s, const LevelArgs<T> &L, int B, int back, const T *cs,
                             const T *x, const T *g, T *xo, int emax, cudaStream_t stream)
 {
-  switch (s->rows) {
-  case 2:
-    return launch_part_sum_m<T, 2>(s, L, B, back, cs, x, g, xo, emax, stream);
-  case 4:
-    return launch_part_sum_m<T, 4>(s, L, B, back, cs, x, g, xo, emax, stream);
-  case 8:
-    return launch_part_sum_m<T, 8>(s, L, B, back, cs, x, g, xo, emax, stream);
-  default:
-    return launch_part_sum_m<T, 16>(s, L, B, back, cs, x, g, xo, emax, stream);
-  }
+  return with_rows(s->rows, [&](auto m) {
+    return launch_part_sum_m<T, decltype(m)::value>(s, L, B, back, cs, x, g, xo, emax, stream);
+  });
 }
 
 // Slots of k_part_sum resident on the whole device: SMs times the blocks
@@ -301,16 +303,9 @@ template <class T, int M> cudaError_t part_sum_slots_m(const State *s, bool alwa
 
 template <class T> cudaError_t part_sum_slots_t(const State *s, bool always, int *slots)
 {
-  switch (s->rows) {
-  case 2:
-    return part_sum_slots_m<T, 2>(s, always, slots);
-  case 4:
-    return part_sum_slots_m<T, 4>(s, always, slots);
-  case 8:
-    return part_sum_slots_m<T, 8>(s, always, slots);
-  default:
-    return part_sum_slots_m<T, 16>(s, always, slots);
-  }
+  return with_rows(s->rows, [&](auto m) {
+    return part_sum_slots_m<T, decltype(m)::value>(s, always, slots);
+  });
 }
 
 // The subproblems of one level: solutions into dim[d].v (Thomas layout at the
