@@ -340,6 +340,19 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
                     (const T *)D.shifts, rows, nrhs, stream);
 }
 
+// The sums of each block's items from their partial sums in dim[d].part
+// (k_reduce_sum), into lr (forward) or x (back).
+template <class T>
+cudaError_t level_item_sums(const State *s, int d, const LevelArgs<T> &L, int B, int back, T *x,
+                            cudaStream_t stream)
+{
+  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
+  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)s->dim[d].part,
+                                                         (T *)s->dim[d].lr, x);
+  mark(s, PSCR_STAGE_SUMS, stream);
+  return pscr_cuda_launch_check(stream);
+}
+
 // The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
 template <class T>
 cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, int back,
@@ -353,11 +366,7 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess || L.direct)
     return e;
-  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
-  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
-                                                         (T *)D.lr, x);
-  mark(s, PSCR_STAGE_SUMS, stream);
-  return pscr_cuda_launch_check(stream);
+  return level_item_sums<T>(s, d, L, B, back, x, stream);
 }
 
 // Level 3 and the weighted sums of level i in one pass (k_part_sum), then
@@ -373,11 +382,7 @@ cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L,
   mark(s, PSCR_STAGE_LEVEL3, stream);
   if (e != cudaSuccess || L.direct)
     return e;
-  const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
-  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)D.part,
-                                                         (T *)D.lr, xo);
-  mark(s, PSCR_STAGE_SUMS, stream);
-  return pscr_cuda_launch_check(stream);
+  return level_item_sums<T>(s, d, L, B, back, xo, stream);
 }
 
 // Solve B independent problems of dimension d: batch b is
