@@ -54,6 +54,9 @@ template <class T> struct LevelArgs {
   // xs, but ldf at level 1 of the top dimension, which reads the caller's
   // f instead of a copy of it in u.
   size_t fs;
+  // k_part's pivot table of the level's systems (partition.cuh,
+  // part_tab_stride entries each), NULL where the kernel eliminates itself.
+  const T *ptab;
 };
 
 // Threads per block of every kernel; kernels loop grid-stride, so the grid

@@ -156,7 +156,8 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
   p->device_bytes += bytes;
   if (st == PSCR_SUCCESS)
     pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
-                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_fuse_slots,
+                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
+                           &p->level3_fuse_slots,
                            &p->level3_fuse_min);
   pscr_cuda_view_free(&v);
   return st;
@@ -171,7 +172,8 @@ static pscr_status pscr_cuda_upload(pscr_plan *p)
   st = pscr_cuda_state_upload(p->backend_data, &v);
   if (st == PSCR_SUCCESS) /* new factors: M_l may have turned (non)diagonal */
     pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
-                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_fuse_slots,
+                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
+                           &p->level3_fuse_slots,
                            &p->level3_fuse_min);
   pscr_cuda_view_free(&v);
   return st;

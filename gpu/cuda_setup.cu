@@ -4,6 +4,7 @@
 // in cuda_solve.cu (device arrays) and cuda_host.cu (host arrays).
 #include <cuda_runtime.h>
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +166,79 @@ static int toeplitz_ends(const void *const fac[4], int n, size_t es, const void 
   return 1;
 }
 
+// Whether a 2D plan gets k_part's pivot table (partition.cuh,
+// part_tab_stride): its last dimension takes ToepFacs (real, Toeplitz but
+// for the end rows, M >= PART_TOEP_MIN_M, factor table not staged), unless
+// PSCR_CUDA_PIVTAB=0 in the environment (tests and benchmarks compare).
+// A single-precision plan's float factors do not exist yet at setup (fac
+// NULL): its table is allocated, and the upload decides on its use.
+static bool pivot_table_wanted(const State *s, const void *const fac[4], size_t es)
+{
+  const char *pe = getenv("PSCR_CUDA_PIVTAB");
+  if (s->ndim != 2 || s->cplx || s->rows < PART_TOEP_MIN_M || (pe && strcmp(pe, "0") == 0) ||
+      !part_toep_used(1, s->part_p, s->rows, es))
+    return false;
+  if (!fac[0])
+    return true;
+  unsigned char tab[PART_TOEP_ENTRIES * 16];
+  const double one_d = 1.0;
+  const float one_s = 1.0f;
+  return toeplitz_ends(fac, s->n[s->ndim - 1], es,
+                       s->single ? (const void *)&one_s : (const void *)&one_d, tab) != 0;
+}
+
+// The pivot table of the ne systems with eigenvalues lam (shift c + lam_e,
+// formed in T as k_part forms it) from the row-class table ct (ToepFacs'
+// 16 entries): part_solve's forward elimination of each chunk type's
+// interior rows, in double, rounded to T. Returns 0 when a pivot fails
+// part_solve's test; the kernels then eliminate (and report) themselves.
+template <class T>
+static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam, size_t ne,
+                       T *out)
+{
+  const int F = part_tab_fields(M);
+  const double eps = eps_of<T>();
+  double cp[16], yb[16];
+  for (size_t e = 0; e < ne; e++) {
+    const double s = (double)(T)(c + lam[e]);
+    auto diag = [&](int i) {
+      const int k = (i > 0) + (i >= nl - 1) + (i >= nl);
+      return (double)ct[k] + s * (double)ct[4 + k];
+    };
+    auto off = [&](int i) {
+      const int k = (i > 0) + (i >= nl - 2) + (i >= nl - 1);
+      return mdiag ? (double)ct[8 + k] : (double)ct[8 + k] + s * (double)ct[12 + k];
+    };
+    for (int t = 0; t < PART_TAB_TYPES; t++) {
+      const int lp = part_tab_rep(t, M, nl), row0 = lp * M;
+      T *o = out + e * (size_t)part_tab_stride(M) + (size_t)t * F;
+      double a = lp > 0 ? off(row0 - 1) : 0.0;
+      for (int k = 0; k < M - 1; k++) {
+        const double bd = diag(row0 + k), cc = off(row0 + k);
+        const double tt = k > 0 ? a * cp[k - 1] : 0.0, piv = bd - tt;
+        if (!(fabs(piv) > eps * (fabs(bd) + fabs(tt))))
+          return 0;
+        const double iv = 1.0 / piv;
+        cp[k] = cc * iv;
+        yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
+        o[k] = (T)iv;
+        o[(M - 1) + k] = (T)(a * iv);
+        o[2 * (M - 1) + k] = (T)cp[k];
+        o[3 * (M - 1) + k] = (T)yb[k];
+        a = cc;
+      }
+      double be = yb[M - 2], ga = -cp[M - 2];
+      for (int k = M - 3; k >= 0; k--) {
+        be = yb[k] - cp[k] * be;
+        ga = -cp[k] * ga;
+      }
+      o[4 * (M - 1)] = (T)be;
+      o[4 * (M - 1) + 1] = (T)ga;
+    }
+  }
+  return 1;
+}
+
 // Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
 // Automatic, from H100 measurements (bench/results/2026-11-23-h100-tuning):
 // 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
@@ -251,6 +325,10 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->pfac, b), b);
     const size_t bt = pscr_cuda::PART_TOEP_ENTRIES * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->ptoep, bt), bt);
+    if (pscr_cuda::pivot_table_wanted(s, v->fac[v->ndim - 1], es)) {
+      const size_t bp = v->dim[0].neig * (size_t)pscr_cuda::part_tab_stride(s->rows) * es;
+      PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &s->ptab, bp), bp);
+    }
     PSCR_CUDA_GOTO(st, fail,
                    pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0, v->device));
     // The weighted sums inside level 3 (part_sum.cuh) for 2D plans, on the
@@ -419,6 +497,32 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
       PSCR_CUDA_GOTO(st, out,
                      cudaMemcpy(s->ptoep, tab, pscr_cuda::PART_TOEP_ENTRIES * es,
                                 cudaMemcpyHostToDevice));
+    // The pivot table (allocated at setup for a Toeplitz 2D plan; factors
+    // uploaded later that are not Toeplitz leave it unused).
+    s->ptab_on = 0;
+    if (s->ptab && s->part_toep) {
+      const pscr_cuda_dim_view *V = &v->dim[0];
+      const size_t bp = V->neig * (size_t)pscr_cuda::part_tab_stride(M) * es;
+      void *ht = malloc(bp);
+      if (!ht) {
+        st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA pivot table (%zu bytes)", bp);
+        goto out;
+      }
+      const bool md = s->part_mdiag != 0;
+      const int nl = s->n[l];
+      s->ptab_on =
+          s->single
+              ? pscr_cuda::pivot_table<float>((const float *)tab, nl, M, md,
+                                              (float)v->shift[0], (const float *)V->lambda,
+                                              V->neig, (float *)ht)
+              : pscr_cuda::pivot_table<double>((const double *)tab, nl, M, md, v->shift[0],
+                                               (const double *)V->lambda, V->neig,
+                                               (double *)ht);
+      cudaError_t ce =
+          s->ptab_on ? cudaMemcpy(s->ptab, ht, bp, cudaMemcpyHostToDevice) : cudaSuccess;
+      free(ht);
+      PSCR_CUDA_GOTO(st, out, ce);
+    }
   }
   // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex),
   // rounded to float for a single-precision plan.
@@ -463,13 +567,15 @@ out:
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
 
 extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
-                                       int *toeplitz, int *fuse_slots, int *fuse_min)
+                                       int *toeplitz, int *pivot_table, int *fuse_slots,
+                                       int *fuse_min)
 {
   const State *s = (const State *)state;
   *rows = s->rows;
   *threads = s->rows > 0 ? s->part_p : 1;
   *mdiag = s->rows > 0 && s->part_mdiag;
   *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
+  *pivot_table = s->rows > 0 && s->ptab_on;
   *fuse_slots = s->fuse_slots;
   *fuse_min = s->fuse_min;
 }

@@ -97,7 +97,8 @@ template <class T, int M> PartShape part_shape(const State *s, size_t units, int
 }
 
 // go(C, smem) with the plan's level-3 factors C, ToepFacs when they are
-// used, PartFacs otherwise, and the shared memory that C's staging adds.
+// used (ToepTabFacs with the pivot table of a 2D plan), PartFacs otherwise,
+// and the shared memory that C's staging adds.
 template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, Go &&go)
 {
   const int P = s->part_p;
@@ -105,6 +106,11 @@ template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, G
   if constexpr (part_toep_inst<T, M>())
     if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
       const ToepFacs<T> C = {(const T *)s->ptoep, s->n[s->ndim - 1], s->part_mdiag != 0};
+      if (s->ptab_on && s->ndim == 2) {
+        ToepTabFacs<T> CT;
+        static_cast<ToepFacs<T> &>(CT) = C;
+        return go(CT, PART_TOEP_ENTRIES * sizeof(T));
+      }
       return go(C, PART_TOEP_ENTRIES * sizeof(T));
     }
   PartFacs<T> C;
@@ -237,6 +243,9 @@ template <class T, int M> cudaError_t part_attr(int cap)
   if constexpr (part_toep_inst<T, M>())
     if (e == cudaSuccess)
       e = part_attr_f<T, M, ToepFacs<T>>(cap);
+  if constexpr (part_toep_inst<T, M>())
+    if (e == cudaSuccess)
+      e = part_attr_f<T, M, ToepTabFacs<T>>(cap);
   return e;
 }
 

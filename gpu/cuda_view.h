@@ -100,11 +100,12 @@ pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void
                                                void *u, size_t ldu, void *stream);
 void pscr_cuda_state_destroy(void *state);
 /* The level-3 solver chosen at setup: rows per thread (0: plain Thomas),
-   threads per subproblem, and the slots of the fused level-3 and sums kernel
+   threads per subproblem, whether it takes the pivot table (2D Toeplitz
+   plans, partition.cuh), and the slots of the fused level-3 and sums kernel
    (0: the sums are a separate pass) with the shortest fused item
    (pscr_cuda_fused_eigs). */
 void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
-                            int *toeplitz, int *fuse_slots, int *fuse_min);
+                            int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_min);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

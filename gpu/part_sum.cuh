@@ -105,8 +105,11 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
 #pragma unroll
       for (int q = 0; q < PAIR; q++) {
         T *buf = sb + (size_t)q * P * (M + 1);
-        part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]], buf, buf + (size_t)lp * (M + 1), ybs, sL,
-                                sD, sU, sR, lp, P, nl, nullptr, on[q], flag);
+        part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]],
+                                has_ptab<F>::value ? L.ptab + (size_t)eq[q] * part_tab_stride(M)
+                                                    : nullptr,
+                                buf, buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
+                                nullptr, on[q], flag);
         // Rows lp + j P: written by their chunk's thread before part_solve's
         // last barrier; only this thread reads them, and only this thread
         // stages them next (stage_pair / stage_one), so no barrier is needed.

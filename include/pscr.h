@@ -381,6 +381,18 @@ typedef struct pscr_info {
    */
   int level3_toeplitz;
   /**
+   * 1 when the CUDA level-3 solver also takes the elimination of each
+   * chunk of rows (its pivots and multipliers, which depend on the
+   * eigenvalue but not on the right-hand side) from a table built at plan
+   * time, instead of a reciprocal per row on the dependent chain: 2D plans
+   * with level3_toeplitz set, unless a pivot of the table would fail the
+   * solver's pivot test. Costs 4 (4 M - 2) values per eigenpair of the
+   * first dimension in device_bytes (4095^2 double: about 50 MB). Same
+   * numbers to rounding, not bitwise. PSCR_CUDA_PIVTAB=0 in the
+   * environment at plan time turns it off.
+   */
+  int level3_pivot_table;
+  /**
    * Levels (of the last-but-one dimension's reduction, forward and back
    * counted once) whose weighted sums the CUDA level-3 kernel adds up
    * itself, so that the level's solutions never reach device memory: 2D

@@ -60,6 +60,8 @@ struct pscr_plan {
      off-diagonal of a diagonal M_l (one multiply-add per row less).
      level3_toeplitz: it forms M_l, A_l from scalars (pscr_info). */
   int level3_rows, level3_threads, level3_mdiag, level3_toeplitz;
+  /* level3_pivot_table: it takes the chunks' pivots from a table (pscr_info). */
+  int level3_pivot_table;
   /* CUDA, 2D: the slots of the level-3 kernel that adds up the weighted sums
      (0: none) and the shortest item it takes (pscr_cuda_fused_eigs). */
   int level3_fuse_slots, level3_fuse_min;

@@ -224,6 +224,7 @@ START_TEST(cost_model)
   pscr_plan_destroy(plan);
   ck_assert_int_eq(info.level3_rows_per_thread, 0);
   ck_assert_int_eq(info.level3_toeplitz, 0);
+  ck_assert_int_eq(info.level3_pivot_table, 0);
   ck_assert_int_eq(info.level3_threads_per_system, 1);
   const pscr_cost *L3 = &info.cost[PSCR_STAGE_LEVEL3], *sums = &info.cost[PSCR_STAGE_SUMS];
   const pscr_cost *cpl = &info.cost[PSCR_STAGE_COUPLING], *oth = &info.cost[PSCR_STAGE_OTHER];

@@ -513,11 +513,15 @@ START_TEST(toeplitz_against_table)
   }
   if (paired)
     ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", "1", 1), 0);
+  /* Both without the pivot table, which changes the rounding (its own test below). */
+  ck_assert_int_eq(setenv("PSCR_CUDA_PIVTAB", "0", 1), 0);
   pscr_info it, i0;
   pscr_plan *pt = plan_with_env(&o, "PSCR_CUDA_TOEPLITZ", NULL, &it);
   pscr_plan *p0 = plan_with_env(&o, "PSCR_CUDA_TOEPLITZ", "0", &i0);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_PIVTAB"), 0);
   if (paired)
     ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  ck_assert_int_eq(it.level3_pivot_table, 0);
   ck_assert_msg(it.level3_toeplitz == tc->expect, "case %d: level3_toeplitz %d, expected %d",
                 _i, it.level3_toeplitz, tc->expect);
   ck_assert_int_eq(i0.level3_toeplitz, 0);
@@ -543,6 +547,107 @@ START_TEST(toeplitz_against_table)
   free(f);
   free(ut);
   free(u0);
+  op_free(&o);
+}
+END_TEST
+
+/* k_part's pivot table (the chunks' elimination per eigenvalue, built at
+   plan time for 2D Toeplitz plans) against the kernel's own elimination:
+   PSCR_CUDA_PIVTAB unset against =0, R64 and R32, 8 and 16 rows per
+   thread, fused sums and not, uniform Poisson and (vary) distinct end rows
+   with a tridiagonal M. The last dimensions (past 1024, so that no factor
+   table is staged and float plans take the Toeplitz path too) give chunk
+   layouts with many padding chunks (1025, 1100), none (2048), and a last
+   chunk that ends in padding rows (2047, 1500). The pivots are formed in
+   double and the forward sweep as r iv - m y, so the solutions agree to
+   rounding, not bitwise: double within REL_DIFF; float plans differ by
+   their condition times float roundoff (up to 1.1e-2 here), so there the
+   table's backward error must instead stay within 1.5 times the kernel's
+   own (its pivots are double's: H100, 4095^2 Poisson 5.5e-6 -> 6.4e-7).
+   Both meet the bound, and a batch of 3 gives bitwise its single solves.
+   Plans the table does not serve (complex, graded mesh, 3D, rows < 8)
+   report level3_pivot_table 0 (pivot_table_not_used). */
+static const int pivtab_sizes[][3] = {{5, 1100, 0}, {9, 2048, 0}, {6, 1025, 1},
+                                      {7, 2047, 0}, {5, 1500, 1}};
+#define N_PIVTAB_SIZES ((int)(sizeof pivtab_sizes / sizeof pivtab_sizes[0]))
+
+START_TEST(pivot_table_against_none)
+{
+  const int rows = _i % 2 ? 16 : 8, fused = (_i / 2) % 2, single = (_i / 4) % 2;
+  const int *sz = pivtab_sizes[_i / 8];
+  const int n[3] = {sz[0], sz[1], 1};
+  op o;
+  make_op_model(&o, PSCR_PROBLEM_POISSON, 2, n, 0.0);
+  if (sz[2])
+    op_vary_ends(&o, 1);
+  if (single)
+    op_to_single(&o);
+  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", fused ? "1" : "0", 1), 0);
+  pscr_plan *pt = make_batch_plan(&o, 3, rows);
+  ck_assert_int_eq(setenv("PSCR_CUDA_PIVTAB", "0", 1), 0);
+  pscr_plan *p0 = make_batch_plan(&o, 3, rows);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_PIVTAB"), 0);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  pscr_info it, i0;
+  ck_assert_int_eq(pscr_plan_info(pt, &it), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
+  ck_assert_int_eq(it.level3_rows_per_thread, rows);
+  ck_assert_int_eq(it.level3_toeplitz, 1);
+  ck_assert_msg(it.level3_pivot_table == 1, "case %d: no pivot table", _i);
+  ck_assert_int_eq(i0.level3_pivot_table, 0);
+  ck_assert_int_eq(it.level3_fused_levels, i0.level3_fused_levels);
+  ck_assert(it.device_bytes > i0.device_bytes);
+
+  void *f = random_vector(&o, 9700u + (uint64_t)_i);
+  void *ut = malloc(bytes), *u0 = malloc(bytes);
+  ck_assert(ut && u0);
+  ck_assert_int_eq(pscr_solve(pt, f, ut), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  const double rel = tu_diff_inf(o.dtype, N, u0, ut) / tu_norm_inf(o.dtype, N, u0);
+  const double bt = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), ut, f);
+  const double b0 = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u0, f);
+  printf("pivot table case %d (%d x %d %s%s rows %d, %d fused levels): relative difference "
+         "%.2e, backward errors %.2e table, %.2e none\n",
+         _i, n[0], n[1], dtype_names[o.dtype], sz[2] ? " varied ends" : "", rows,
+         it.level3_fused_levels, rel, bt, b0);
+  if (single)
+    ck_assert_msg(bt <= 1.5 * b0, "case %d: backward error %.3e with the table, %.3e without",
+                  _i, bt, b0);
+  else
+    ck_assert_msg(rel <= REL_DIFF, "case %d: the table changes the solution by %.3e (relative)",
+                  _i, rel);
+  ck_assert_msg(bt <= case_bound(&o), "case %d: backward error %.3e", _i, bt);
+  ck_assert_msg(b0 <= case_bound(&o), "case %d: backward error %.3e", _i, b0);
+  check_batch3(pt, &o, 9710u + 3u * (uint64_t)_i, "pivot table", _i);
+  pscr_plan_destroy(pt);
+  pscr_plan_destroy(p0);
+  free(f);
+  free(ut);
+  free(u0);
+  op_free(&o);
+}
+END_TEST
+
+/* Plans the pivot table does not serve. */
+START_TEST(pivot_table_not_used)
+{
+  static const struct {
+    pscr_problem_kind k;
+    int ndim, n[3], rows;
+    double grading;
+  } cases[] = {{PSCR_PROBLEM_HELMHOLTZ, 2, {7, 600, 1}, 8, 0.0},
+               {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 8, 0.3},
+               {PSCR_PROBLEM_POISSON, 3, {4, 5, 600}, 8, 0.0},
+               {PSCR_PROBLEM_POISSON, 2, {5, 700, 1}, 4, 0.0}};
+  op o;
+  make_op_model(&o, cases[_i].k, cases[_i].ndim, cases[_i].n, cases[_i].grading);
+  pscr_plan *plan = make_plan_rows(&o, PSCR_BACKEND_CUDA, cases[_i].rows);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert_int_eq(info.level3_rows_per_thread, cases[_i].rows);
+  ck_assert_msg(info.level3_pivot_table == 0, "case %d: pivot table used", _i);
+  pscr_plan_destroy(plan);
   op_free(&o);
 }
 END_TEST
@@ -1338,6 +1443,8 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, deterministic, 0, 6);
   tcase_add_loop_test(tc, paired_against_unpaired, 0, N_PAIR_SIZES * 4 * N_PAIR_ROWS);
   tcase_add_loop_test(tc, toeplitz_against_table, 0, 2 * N_TOEP);
+  tcase_add_loop_test(tc, pivot_table_against_none, 0, 8 * N_PIVTAB_SIZES);
+  tcase_add_loop_test(tc, pivot_table_not_used, 0, 4);
   tcase_add_loop_test(tc, fused_against_unfused, 0, N_FUSE_SIZES * 4 * N_FUSE_ROWS);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);
