@@ -198,23 +198,18 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
 {
   const int F = part_tab_fields(M);
   const double eps = eps_of<T>();
-  double cp[16], yb[16];
+  double ctd[PART_TOEP_ENTRIES], cp[16], yb[16];
+  for (int k = 0; k < PART_TOEP_ENTRIES; k++)
+    ctd[k] = (double)ct[k];
+  const ToepFacs<double> C = {ctd, nl, mdiag}; // the kernels' row classes, in double
   for (size_t e = 0; e < ne; e++) {
     const double s = (double)(T)(c + lam[e]);
-    auto diag = [&](int i) {
-      const int k = (i > 0) + (i >= nl - 1) + (i >= nl);
-      return (double)ct[k] + s * (double)ct[4 + k];
-    };
-    auto off = [&](int i) {
-      const int k = (i > 0) + (i >= nl - 2) + (i >= nl - 1);
-      return mdiag ? (double)ct[8 + k] : (double)ct[8 + k] + s * (double)ct[12 + k];
-    };
     for (int t = 0; t < PART_TAB_TYPES; t++) {
       const int lp = part_tab_rep(t, M, nl), row0 = lp * M;
       T *o = out + e * (size_t)part_tab_stride(M) + (size_t)t * F;
-      double a = lp > 0 ? off(row0 - 1) : 0.0;
+      double a = lp > 0 ? C.off(0, row0 - 1, s) : 0.0;
       for (int k = 0; k < M - 1; k++) {
-        const double bd = diag(row0 + k), cc = off(row0 + k);
+        const double bd = C.diag(0, row0 + k, s), cc = C.off(0, row0 + k, s);
         const double tt = k > 0 ? a * cp[k - 1] : 0.0, piv = bd - tt;
         if (!(fabs(piv) > eps * (fabs(bd) + fabs(tt))))
           return 0;
@@ -575,7 +570,7 @@ extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *thread
   *threads = s->rows > 0 ? s->part_p : 1;
   *mdiag = s->rows > 0 && s->part_mdiag;
   *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
-  *pivot_table = s->rows > 0 && s->ptab_on;
+  *pivot_table = s->ptab_on;
   *fuse_slots = s->fuse_slots;
   *fuse_min = s->fuse_min;
 }

@@ -106,7 +106,7 @@ template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, G
   if constexpr (part_toep_inst<T, M>())
     if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
       const ToepFacs<T> C = {(const T *)s->ptoep, s->n[s->ndim - 1], s->part_mdiag != 0};
-      if (s->ptab_on && s->ndim == 2) {
+      if (s->ptab_on) {
         ToepTabFacs<T> CT;
         static_cast<ToepFacs<T> &>(CT) = C;
         return go(CT, PART_TOEP_ENTRIES * sizeof(T));
@@ -394,6 +394,28 @@ cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L,
   return level_item_sums<T>(s, d, L, B, back, xo, stream);
 }
 
+// Level i's subproblems and their weighted sums into x (L_B | R_B forward,
+// u_{d_q} back; g: NULL forward, gL|gR back): in one pass where the level
+// is fused (part_sum.cuh; its items were sized for it at setup), else
+// level_solve, then level_reduce over the solutions in dim[d].v (Thomas
+// layout on the serial path, slabs otherwise).
+template <class T>
+cudaError_t level_step(const State *s, int d, int i, const LevelArgs<T> &L, int B, int back,
+                       const T *cs, const T *src, const T *g, T *x, int rows, int nrhs,
+                       cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  const bool thomas = d == s->ndim - 2;
+  if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1])
+    return level_solve_sum<T>(s, d, i, L, B, back, cs, src, g, x, stream);
+  cudaError_t e = level_solve<T>(s, d, L, B, cs, src, g, rows, nrhs, stream);
+  if (e != cudaSuccess)
+    return e;
+  const bool serial = thomas && rows == 0;
+  const size_t vs = serial ? 1 : L.S, vt = serial ? (size_t)B * (size_t)L.ne : 1;
+  return level_reduce<T>(s, d, L, B, back, (const T *)D.v, vs, vt, x, stream);
+}
+
 // Solve B independent problems of dimension d: batch b is
 // (A_d (x) Mrest + M_d (x) (Arest + cs[b] Mrest)) x_b = f_b, x_b = x + b xs,
 // f_b = f + b fs (xs, fs >= n_d S; the gaps between batch vectors are not
@@ -409,10 +431,6 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
 {
   const DimState &D = s->dim[d];
   const Facs<T> F = facs_of<T>(s);
-  const bool thomas = d == s->ndim - 2;
-  // Levels whose sums run inside level 3 (part_sum.cuh; their items were
-  // sized for it at setup).
-  const bool fusable = thomas && rows > 0 && s->fuse_slots > 0;
   cudaError_t e;
 
   // Forward reduction, levels 1..k-1.
@@ -421,17 +439,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     const LevelArgs<T> L = level_of<T>(s, d, i, xs, i == 1 ? fs : xs);
     if (L.nb == 0)
       continue;
-    if (fusable && D.lfused[i - 1]) {
-      e = level_solve_sum<T>(s, d, i, L, B, 0, cs, src, nullptr, x, stream);
-    } else {
-      if ((e = level_solve<T>(s, d, L, B, cs, src, nullptr, rows, nrhs, stream)) != cudaSuccess)
-        return e;
-      const size_t nsys = (size_t)B * (size_t)L.ne;
-      const bool serial = thomas && rows == 0;
-      const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
-      e = level_reduce<T>(s, d, L, B, 0, (const T *)D.v, vs, vt, x, stream);
-    }
-    if (e != cudaSuccess)
+    if ((e = level_step<T>(s, d, i, L, B, 0, cs, src, nullptr, x, rows, nrhs, stream)) !=
+        cudaSuccess)
       return e;
     if (L.nj > 0) {
       const SlabGrid gc = slab_grid(L.S, (size_t)B * (size_t)L.nj);
@@ -453,18 +462,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;
-    if (fusable && D.lfused[i - 1]) {
-      e = level_solve_sum<T>(s, d, i, L, B, 1, cs, src, (const T *)D.lr, x, stream);
-    } else {
-      if ((e = level_solve<T>(s, d, L, B, cs, src, (const T *)D.lr, rows, nrhs, stream)) !=
-          cudaSuccess)
-        return e;
-      const size_t nsys = (size_t)B * (size_t)L.ne;
-      const bool serial = thomas && rows == 0;
-      const size_t vs = serial ? 1 : L.S, vt = serial ? nsys : 1;
-      e = level_reduce<T>(s, d, L, B, 1, (const T *)D.v, vs, vt, x, stream);
-    }
-    if (e != cudaSuccess)
+    if ((e = level_step<T>(s, d, i, L, B, 1, cs, src, (const T *)D.lr, x, rows, nrhs,
+                           stream)) != cudaSuccess)
       return e;
   }
   return cudaSuccess;

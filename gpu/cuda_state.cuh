@@ -82,9 +82,9 @@ struct State {
   cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
   void *pfac;          // k_part factors of the last dimension (PartFacs), 4 P rows entries
   void *ptoep;         // their row-class table (ToepFacs), PART_TOEP_ENTRIES entries
-  void *ptab;          // 2D Toeplitz plans: k_part's pivot table (partition.cuh),
+  void *ptab;          // 2D Toeplitz plans only: k_part's pivot table (partition.cuh),
                        // part_tab_stride(rows) entries per eigenpair of dim[0]
-  int ptab_on;         // ptab holds the current factors' table (else NULL in LevelArgs)
+  int ptab_on;         // ptab holds the current factors' table: k_part takes ToepTabFacs
   DimState dim[2];
   Prof *prof;          // non-NULL only inside pscr_cuda_state_solve_profile
   void *mem[MAX_ALLOCS];
@@ -156,11 +156,9 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs
   L.S = D.S;
   L.xs = xs;
   L.fs = fs;
-  // The pivot table serves the last dimension's systems of a 2D plan
-  // (their shift is c + lambda_e for every batch).
-  L.ptab = s->ptab_on && s->ndim == 2
-               ? (const T *)s->ptab + V.eig0 * (size_t)part_tab_stride(s->rows)
-               : nullptr;
+  // The pivot table (2D plans only: their last dimension's shift is
+  // c + lambda_e for every batch).
+  L.ptab = s->ptab_on ? (const T *)s->ptab + V.eig0 * (size_t)part_tab_stride(s->rows) : nullptr;
   return L;
 }
 

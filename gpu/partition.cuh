@@ -150,12 +150,13 @@ template <class T> struct ToepFacs {
   int nl;
   bool mdiag; // M_l diagonal: off() is the A_l entry alone, as PartFacs with mo NULL
 
-  __device__ T diag(int, int i, T s) const
+  // Host too: the plan's pivot table (cuda_setup.cu) forms its rows here.
+  __host__ __device__ T diag(int, int i, T s) const
   {
     const int c = (i > 0) + (i >= nl - 1) + (i >= nl);
     return tab[c] + s * tab[4 + c];
   }
-  __device__ T off(int, int i, T s) const
+  __host__ __device__ T off(int, int i, T s) const
   {
     const int c = (i > 0) + (i >= nl - 2) + (i >= nl - 1);
     return mdiag ? tab[8 + c] : tab[8 + c] + s * tab[12 + c];
@@ -278,9 +279,12 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   ya.bind(mine);
   yb.bind(ybs);
   const int row0 = lp * M; // this thread's first row
-  // tab (F = ToepTabFacs): this system's pivot table (part_tab_stride).
-  const T *tt = has_ptab<F>::value ? tab + part_tab_type(lp, M, nl) * part_tab_fields(M) : tab;
-  const T *tiv = tt, *tm = tt + (M - 1), *tcp = tt + 2 * (M - 1), *tyb = tt + 3 * (M - 1);
+  // tab (F = ToepTabFacs): this system's pivot table (part_tab_stride);
+  // tt: this chunk type's fields iv | m | cp | yb (M - 1 each) | be0, ga0.
+  const T *tt = tab;
+  if constexpr (has_ptab<F>::value)
+    tt += part_tab_type(lp, M, nl) * part_tab_fields(M);
+  constexpr int TM = M - 1, TCP = 2 * (M - 1), TYB = 3 * (M - 1);
   T a = lp > 0 ? C.off((M - 1) * P + lp - 1, row0 - 1, s) : T(0);
   T alL, beL, gaL, al0, be0, ga0;
   if constexpr (has_ptab<F>::value) {
@@ -288,16 +292,16 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
 #pragma unroll
     for (int k = 0; k < M - 1; k++) {
       const T r = mine[k];
-      ya[k] = k > 0 ? r * tiv[k] - tm[k] * ya[k - 1] : r * tiv[k];
+      ya[k] = k > 0 ? r * tt[k] - tt[TM + k] * ya[k - 1] : r * tt[k];
     }
     a = C.off((M - 2) * P + lp, row0 + M - 2, s);
     alL = ya[M - 2];
-    beL = tyb[M - 2];
-    gaL = -tcp[M - 2];
+    beL = tt[TYB + M - 2];
+    gaL = -tt[TCP + M - 2];
     al0 = alL;
 #pragma unroll
     for (int k = M - 3; k >= 0; k--)
-      al0 = ya[k] - tcp[k] * al0;
+      al0 = ya[k] - tt[TCP + k] * al0;
     be0 = tt[4 * (M - 1)];
     ga0 = tt[4 * (M - 1) + 1];
   } else {
@@ -416,7 +420,7 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   if constexpr (has_ptab<F>::value) {
 #pragma unroll
     for (int k = M - 3; k >= 0; k--) {
-      xn = ya[k] + tyb[k] * Xl - tcp[k] * xn;
+      xn = ya[k] + tt[TYB + k] * Xl - tt[TCP + k] * xn;
       mine[k] = xn;
     }
   } else {

@@ -387,7 +387,7 @@ typedef struct pscr_info {
    * time, instead of a reciprocal per row on the dependent chain: 2D plans
    * with level3_toeplitz set, unless a pivot of the table would fail the
    * solver's pivot test. Costs 4 (4 M - 2) values per eigenpair of the
-   * first dimension in device_bytes (4095^2 double: about 50 MB). Same
+   * first dimension in device_bytes (4095^2 double: 46 MB). Same
    * numbers to rounding, not bitwise. PSCR_CUDA_PIVTAB=0 in the
    * environment at plan time turns it off.
    */
