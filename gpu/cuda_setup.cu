@@ -336,7 +336,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     const bool never = fe && strcmp(fe, "0") == 0, always = fe && strcmp(fe, "1") == 0;
     s->fuse_min = always ? 0 : PSCR_CUDA_FUSE_MIN_EIGS;
     if (v->ndim == 2 && !never)
-      PSCR_CUDA_GOTO(st, fail, pscr_cuda::part_sum_slots(s, always, &s->fuse_slots));
+      PSCR_CUDA_GOTO(st, fail, pscr_cuda::part_sum_plan(s, always));
   }
   PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, (void **)&s->flag, sizeof(int)),
                        sizeof(int));
@@ -563,7 +563,7 @@ extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((St
 
 extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
                                        int *toeplitz, int *pivot_table, int *fuse_slots,
-                                       int *fuse_min)
+                                       int *fuse_back, int *fuse_min)
 {
   const State *s = (const State *)state;
   *rows = s->rows;
@@ -572,5 +572,6 @@ extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *thread
   *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
   *pivot_table = s->ptab_on;
   *fuse_slots = s->fuse_slots;
+  *fuse_back = s->fuse_slots > 0 && s->fuse_back;
   *fuse_min = s->fuse_min;
 }

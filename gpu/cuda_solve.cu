@@ -134,9 +134,10 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const int pair = part_pair<T>(per_rhs, spb, s->sms, s->pair_mode);
   // k_part's work units: systems, or pairs of systems within each batch.
   const size_t units = pair ? (size_t)B * (((size_t)L.ne + 1) / 2) : nsys;
-  const PartShape sh = part_shape<T, M>(s, units, part_smem_per_thread<T, M>(pair));
   const int nl = s->n[s->ndim - 1];
   return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
+    using F = std::decay_t<decltype(C)>;
+    const PartShape sh = part_shape<T, M>(s, units, part_smem_per_thread<T, M, F>(pair));
     return launch_k_part<T, M>(C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
                                g, v, sh.P, sh.stage, s->flag, stream);
   });
@@ -173,10 +174,11 @@ cudaError_t launch_k_part_sum(const F &C, bool pair, const PartShape &sh, size_t
 
 // Real types solve an item's systems two per pass when items are long
 // enough (emax >= 4) for the repeated last system of an odd item to cost
-// little: level 1's items of three systems would solve four.
-template <class T> inline bool part_sum_pair(int emax)
+// little (level 1's items of three systems would solve four), and when
+// pairing keeps enough blocks per SM (State::fuse_pair, part_sum_plan_f).
+template <class T> inline bool part_sum_pair(const State *s, int back, int emax)
 {
-  return part_ysmem<T>() && emax >= 4;
+  return part_ysmem<T>() && emax >= 4 && s->fuse_pair[back];
 }
 
 template <class T, int M>
@@ -185,15 +187,18 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
                               cudaStream_t stream)
 {
   const DimState &D = s->dim[s->ndim - 2];
-  const bool pair = part_sum_pair<T>(emax);
-  const PartShape sh = part_shape<T, M>(s, (size_t)B * (size_t)L.nit,
-                                        part_sum_smem_per_thread<T, M>(pair));
+  const bool pair = part_sum_pair<T>(s, back, emax);
+  const size_t units = (size_t)B * (size_t)L.nit;
   const int nl = s->n[s->ndim - 1];
   return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
     using F = std::decay_t<decltype(C)>;
-    if (back)
+    if (back) {
+      const PartShape sh =
+          part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, true>(pair));
       return launch_k_part_sum<T, M, true, F>(C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                               (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
+    }
+    const PartShape sh = part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, false>(pair));
     return launch_k_part_sum<T, M, false, F>(C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                              (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
   });
@@ -203,9 +208,22 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
 // most a launch asks for, capped at the device's per-block limit (the
 // factor staging, PART_STAGE_BYTES, only comes with small P; a launch that
 // still asked for more would fail and report it).
+template <class T, int M, bool PAIRED, bool BACK, class F> cudaError_t part_sum_attr(int cap)
+{
+  constexpr int fb = part_sum_smem_per_thread<T, M, F, BACK>(PAIRED) * (int)sizeof(T);
+  const int fs = THREADS * fb + PART_STAGE_BYTES, fl = PART_MAX_P * fb + PART_STAGE_BYTES;
+  const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
+  cudaError_t e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, BACK, F>, a,
+                                       fs < cap ? fs : cap);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, BACK, F>, a,
+                             fl < cap ? fl : cap);
+  return e;
+}
+
 template <class T, int M, bool PAIRED, class F> cudaError_t part_attr_paired(int cap)
 {
-  constexpr int bytes = part_smem_per_thread<T, M>(PAIRED) * (int)sizeof(T);
+  constexpr int bytes = part_smem_per_thread<T, M, F>(PAIRED) * (int)sizeof(T);
   const int small = THREADS * bytes + PART_STAGE_BYTES;
   const int large = PART_MAX_P * bytes + PART_STAGE_BYTES;
   const int sm = small < cap ? small : cap, lg = large < cap ? large : cap;
@@ -214,17 +232,10 @@ template <class T, int M, bool PAIRED, class F> cudaError_t part_attr_paired(int
   if (e == cudaSuccess)
     e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>, a, lg);
   // k_part_sum: the sums' shared memory on top.
-  constexpr int fb = part_sum_smem_per_thread<T, M>(PAIRED) * (int)sizeof(T);
-  const int fs = THREADS * fb + PART_STAGE_BYTES, fl = PART_MAX_P * fb + PART_STAGE_BYTES;
-  const int fsm = fs < cap ? fs : cap, flg = fl < cap ? fl : cap;
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, false, F>, a, fsm);
+    e = part_sum_attr<T, M, PAIRED, false, F>(cap);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, false, F>, a, flg);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, true, F>, a, fsm);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, true, F>, a, flg);
+    e = part_sum_attr<T, M, PAIRED, true, F>(cap);
   return e;
 }
 
@@ -279,42 +290,90 @@ cudaError_t launch_part_sum(const State *s, const LevelArgs<T> &L, int B, int ba
   });
 }
 
-// Slots of k_part_sum resident on the whole device: SMs times the blocks
-// of the back kernel that fit one SM, times slots per block; 0 when none
-// fits. Items are sized by it (pscr_cuda_fused_eigs).
-template <class T, int M> cudaError_t part_sum_slots_m(const State *s, bool always, int *slots)
+// Blocks of k_part_sum (direction BACK, paired or not, factors F) that
+// one SM holds; staging: F's shared memory on top of the slots'.
+template <class T, int M, bool BACK, class F>
+cudaError_t part_sum_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
 {
-  const bool pair = part_ysmem<T>();
-  const PartShape sh = part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M>(pair));
-  int per_sm = 0;
-  cudaError_t e = with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
-    using F = std::decay_t<decltype(C)>;
-    const int ts = sh.threads;
-    const size_t bytes = sh.smem + smem;
-    if (ts <= THREADS)
-      return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &per_sm, k_part_sum<T, M, THREADS, part_ysmem<T>(), true, F>, ts, bytes)
-                  : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                        &per_sm, k_part_sum<T, M, THREADS, false, true, F>, ts, bytes);
+  const PartShape sh = part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M, F, BACK>(pair));
+  const int ts = sh.threads;
+  const size_t bytes = sh.smem + staging;
+  constexpr bool YS = part_ysmem<T>();
+  if (ts <= THREADS)
     return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &per_sm, k_part_sum<T, M, PART_MAX_P, part_ysmem<T>(), true, F>, ts, bytes)
+                      per_sm, k_part_sum<T, M, THREADS, YS, BACK, F>, ts, bytes)
                 : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      &per_sm, k_part_sum<T, M, PART_MAX_P, false, true, F>, ts, bytes);
-  });
-  // Fused only with at least 16 resident warps per SM (unless `always`):
-  // with 8 (double and complex float at 16 rows, whose sums take the shared
-  // memory of a second block) level 3 ran 1.7-2x slower than k_part plus the
-  // separate sums (H100, 4095^2). Complex double at 16 rows does not fit.
-  const bool worth = always ? per_sm > 0 : per_sm * sh.threads >= 512;
-  *slots = worth ? s->sms * per_sm * (sh.threads / sh.P) : 0;
-  return e;
+                      per_sm, k_part_sum<T, M, THREADS, false, BACK, F>, ts, bytes);
+  return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    per_sm, k_part_sum<T, M, PART_MAX_P, YS, BACK, F>, ts, bytes)
+              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+                    per_sm, k_part_sum<T, M, PART_MAX_P, false, BACK, F>, ts, bytes);
 }
 
-template <class T> cudaError_t part_sum_slots_t(const State *s, bool always, int *slots)
+// The fused kernels' launch plan, at setup (before the factors are
+// uploaded), for the factors the solves will most likely take: ToepTabFacs
+// when the pivot table was allocated (a Toeplitz 2D plan), else PartFacs
+// (ToepFacs' shared memory differs by 16 entries; a plan whose table turns
+// out unused runs the kernels planned for the table, correct but maybe
+// with fewer blocks per SM than planned).
+// - A direction fuses when its kernel keeps 16 warps per SM (unless
+//   `always`: when it fits at all). With 8 (double and complex float at 16
+//   rows, whose sums take the shared memory of a second block) level 3 ran
+//   1.7-2x slower than k_part plus the separate sums (H100, 4095^2). The
+//   forward kernel keeps two sums, not three: double at 16 rows with the
+//   pivot table (no yb column) fits two blocks forward, one back, so it
+//   fuses the forward levels only (4095^2 Poisson R64 3.05 -> 2.87 ms).
+//   Complex double at 16 rows fuses neither (forward only when `always`).
+// - Pairing (State::fuse_pair) where the paired kernel keeps 16 warps per
+//   SM or as many blocks as the unpaired one (PSCR_CUDA_PAIR=0 / 1 forces
+//   it): 4095^2 R32 back, two paired blocks beat three unpaired (1.67
+//   against 1.82 ms); double forward, one paired block against two.
+// - fuse_slots: the slots of the back kernel when it fuses, else of the
+//   forward kernel (SMs times blocks per SM times slots per block); items
+//   are sized by it (pscr_cuda_fused_eigs).
+template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool always)
 {
-  return with_rows(s->rows, [&](auto m) {
-    return part_sum_slots_m<T, decltype(m)::value>(s, always, slots);
-  });
+  const size_t staging = is_toep<F>::value ? PART_TOEP_ENTRIES * sizeof(T)
+                         : part_stages(s->part_p, M, sizeof(T))
+                             ? 4 * (size_t)s->part_p * M * sizeof(T)
+                             : 0;
+  int fwd[2] = {0, 0}, back[2] = {0, 0};
+  cudaError_t e = part_sum_per_sm<T, M, false, F>(s, false, staging, &fwd[0]);
+  if (e == cudaSuccess)
+    e = part_sum_per_sm<T, M, true, F>(s, false, staging, &back[0]);
+  if (part_ysmem<T>() && e == cudaSuccess)
+    e = part_sum_per_sm<T, M, false, F>(s, true, staging, &fwd[1]);
+  if (part_ysmem<T>() && e == cudaSuccess)
+    e = part_sum_per_sm<T, M, true, F>(s, true, staging, &back[1]);
+  if (e != cudaSuccess)
+    return e;
+  const int mode = s->pair_mode, threads = part_block_threads(s->part_p);
+  auto pairs = [&](const int *per_sm) {
+    return part_ysmem<T>() &&
+           (mode >= 0 ? mode == 1 : per_sm[1] * threads >= 512 || per_sm[1] >= per_sm[0]);
+  };
+  auto worth = [&](int per_sm) { return always ? per_sm > 0 : per_sm * threads >= 512; };
+  s->fuse_pair[0] = pairs(fwd);
+  s->fuse_pair[1] = pairs(back);
+  const int pf = fwd[s->fuse_pair[0]], pb = back[s->fuse_pair[1]];
+  s->fuse_back = worth(pb) && worth(pf);
+  const int per_sm = s->fuse_back ? pb : worth(pf) ? pf : 0;
+  s->fuse_slots = s->sms * per_sm * (threads / s->part_p);
+  return cudaSuccess;
+}
+
+template <class T, int M> cudaError_t part_sum_plan_m(State *s, bool always)
+{
+  if constexpr (part_toep_inst<T, M>())
+    if (s->ptab)
+      return part_sum_plan_f<T, M, ToepTabFacs<T>>(s, always);
+  return part_sum_plan_f<T, M, PartFacs<T>>(s, always);
+}
+
+template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
+{
+  return with_rows(s->rows,
+                   [&](auto m) { return part_sum_plan_m<T, decltype(m)::value>(s, always); });
 }
 
 // The subproblems of one level: solutions into dim[d].v (Thomas layout at the
@@ -396,7 +455,8 @@ cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L,
 
 // Level i's subproblems and their weighted sums into x (L_B | R_B forward,
 // u_{d_q} back; g: NULL forward, gL|gR back): in one pass where the level
-// is fused (part_sum.cuh; its items were sized for it at setup), else
+// is fused in this direction (part_sum.cuh; its items were sized for it at
+// setup; the back levels only with State::fuse_back), else
 // level_solve, then level_reduce over the solutions in dim[d].v (Thomas
 // layout on the serial path, slabs otherwise).
 template <class T>
@@ -406,7 +466,7 @@ cudaError_t level_step(const State *s, int d, int i, const LevelArgs<T> &L, int 
 {
   const DimState &D = s->dim[d];
   const bool thomas = d == s->ndim - 2;
-  if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1])
+  if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1] && (!back || s->fuse_back))
     return level_solve_sum<T>(s, d, i, L, B, back, cs, src, g, x, stream);
   cudaError_t e = level_solve<T>(s, d, L, B, cs, src, g, rows, nrhs, stream);
   if (e != cudaSuccess)
@@ -482,13 +542,11 @@ cudaError_t part_attributes(bool cplx, bool single, int device)
   return cplx ? part_attrs<zc>(cap) : part_attrs<double>(cap);
 }
 
-cudaError_t part_sum_slots(const State *s, bool always, int *slots)
+cudaError_t part_sum_plan(State *s, bool always)
 {
   if (s->single)
-    return s->cplx ? part_sum_slots_t<cf>(s, always, slots)
-                   : part_sum_slots_t<float>(s, always, slots);
-  return s->cplx ? part_sum_slots_t<zc>(s, always, slots)
-                 : part_sum_slots_t<double>(s, always, slots);
+    return s->cplx ? part_sum_plan_t<cf>(s, always) : part_sum_plan_t<float>(s, always);
+  return s->cplx ? part_sum_plan_t<zc>(s, always) : part_sum_plan_t<double>(s, always);
 }
 
 namespace {

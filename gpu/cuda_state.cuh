@@ -76,6 +76,8 @@ struct State {
   int fuse_slots;      // 2D: slots of k_part_sum on the device, 0: sums unfused
                        // (PSCR_CUDA_FUSE=0 in the environment, or 3D, or no k_part)
   int fuse_min;        // shortest fused item (pscr_cuda_fused_eigs); 0: PSCR_CUDA_FUSE=1
+  int fuse_pair[2];    // k_part_sum pairs systems: forward [0], back [1] (part_sum_plan)
+  int fuse_back;       // the back substitution's fused levels fuse too (else forward only)
   int sms;             // multiprocessors of the device
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
@@ -168,11 +170,11 @@ void state_free(State *s);
 int choose_rows(int requested, int n, int ndim, bool single);
 
 // cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
-// be set in the translation unit that launches them), the slots of the
-// fused level-3 kernel that fit the device at once, and the whole solve of
+// be set in the translation unit that launches them), the launch plan of
+// the fused level-3 kernel (fuse_slots, fuse_pair), and the whole solve of
 // nb right-hand sides on a stream.
 cudaError_t part_attributes(bool cplx, bool single, int device);
-cudaError_t part_sum_slots(const State *s, bool always, int *slots);
+cudaError_t part_sum_plan(State *s, bool always);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs, int rows);
 

@@ -105,7 +105,8 @@ void pscr_cuda_state_destroy(void *state);
    (0: the sums are a separate pass) with the shortest fused item
    (pscr_cuda_fused_eigs). */
 void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
-                            int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_min);
+                            int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_back,
+                            int *fuse_min);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

@@ -31,15 +31,17 @@ namespace pscr_cuda {
 // Sums per thread: 2 (forward) or 3 (back) of M rows each.
 template <bool BACK> constexpr int part_sum_acc() { return BACK ? 3 : 2; }
 
-// Shared memory per thread: k_part's, then three sums of M rows.
-template <class T, int M> __host__ __device__ constexpr int part_sum_smem_per_thread(int pair)
+// Shared memory per thread: k_part's, then the direction's sums of M rows.
+template <class T, int M, class F, bool BACK>
+__host__ __device__ constexpr int part_sum_smem_per_thread(int pair)
 {
-  return part_smem_per_thread<T, M>(pair) + 3 * M;
+  return part_smem_per_thread<T, M, F>(pair) + part_sum_acc<BACK>() * M;
 }
 
-// Blocks per SM for the registers: the sums' shared memory allows at most
-// two blocks of 256 threads, so 128 registers (k_part's float bound of 80
-// spilled here).
+// Blocks per SM for the registers: two blocks of 256 threads, so 128
+// registers (k_part's float bound of 80 spilled here; with the pivot table
+// it fits, but a third block of the forward kernel gained nothing: 4095^2
+// R32 1.670 -> 1.668 ms).
 constexpr int part_sum_min_blocks(int NT) { return NT > 256 ? 1 : 2; }
 
 // emax: the level's longest item, so that every slot of a thread block runs
@@ -55,17 +57,18 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
   constexpr bool YS = part_ysmem<T>();
   constexpr int PAIR = PAIRED ? 2 : 1;
   constexpr int NACC = part_sum_acc<BACK>();
-  constexpr int spt = part_sum_smem_per_thread<T, M>(PAIRED);
+  constexpr int spt = part_sum_smem_per_thread<T, M, F, BACK>(PAIRED);
+  constexpr int YB = part_yb_cols<T, M, F>();
   const int spb = blockDim.x / P;
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
   T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
   T *sb = sbase + (size_t)ls * spt * P;
   // This thread's sums: acc[a * npad + j * P] is row lp + j P of sum a.
-  T *acc = sb + (size_t)P * part_smem_per_thread<T, M>(PAIRED) + lp;
-  T *sL = YS ? sb + (size_t)P * (PAIR * (M + 1) + M - 1) : sb, *sD = sL + P, *sU = sD + P,
+  T *acc = sb + (size_t)P * part_smem_per_thread<T, M, F>(PAIRED) + lp;
+  T *sL = YS ? sb + (size_t)P * (PAIR * (M + 1) + YB) : sb, *sD = sL + P, *sU = sD + P,
     *sR = sU + P;
-  T *ybs = sb + (size_t)P * PAIR * (M + 1) + (size_t)lp * (M - 1);
+  T *ybs = sb + (size_t)P * PAIR * (M + 1) + (size_t)lp * YB;
   const size_t S = L.S;
   const size_t units = (size_t)B * (size_t)L.nit;
 
@@ -116,7 +119,11 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
         if (on[q]) {
           const T *w = L.w + (size_t)eq[q] * W_SLOTS;
           const T w0 = w[q0], w1 = w[q1], w2 = BACK ? w[2] : T(0);
-#pragma unroll
+          // Four rows at a time: fully unrolled, the compiler issued all
+          // 16 loads of y and 48 of the sums first and spilled (ptxas: 40-150
+          // bytes at 128 registers, M = 16); 4095^2 Poisson R32 1.95 ->
+          // 1.67 ms (bench/results/2026-11-24-h100-fused-forward).
+#pragma unroll 4
           for (int j = 0; j < M; j++) {
             const int i = lp + j * P;
             const T y = i < nl ? buf[i + i / M] : T(0);

@@ -228,9 +228,17 @@ template <class T> constexpr bool part_ysmem()
 {
   return PSCR_PART_YSMEM && std::is_same<T, real_t<T>>::value;
 }
-template <class T, int M> __host__ __device__ constexpr int part_smem_per_thread(int pair)
+// The yb column is in shared memory only without the pivot table, which
+// holds yb itself (4095^2 R32, fused sums: 16 KB less per thread block, a
+// third block per SM).
+template <class T, int M, class F> __host__ __device__ constexpr int part_yb_cols()
 {
-  return part_ysmem<T>() ? (pair ? 2 : 1) * (M + 1) + (M - 1) + 4 : (M + 1 > 4 ? M + 1 : 4);
+  return part_ysmem<T>() && !has_ptab<F>::value ? M - 1 : 0;
+}
+template <class T, int M, class F> __host__ __device__ constexpr int part_smem_per_thread(int pair)
+{
+  return part_ysmem<T>() ? (pair ? 2 : 1) * (M + 1) + part_yb_cols<T, M, F>() + 4
+                         : (M + 1 > 4 ? M + 1 : 4);
 }
 
 // Blocks per SM k_part's registers must allow, by block size NT (256 or
@@ -261,8 +269,8 @@ template <class T, int N> struct Column<T, N, true> {
 // the boundary unknowns, the back substitution, the solution left in buf
 // (row i at i + i / M) and written to out (NULL: not written). A pivot
 // failure is reported when `live` (false: a repeated slot). ybs: this
-// thread's yb column (YS); sL..sR: the PCR rows. Every thread of the block
-// calls it (barriers).
+// thread's yb column (YS; unused with the pivot table); sL..sR: the PCR
+// rows. Every thread of the block calls it (barriers).
 template <class T, int M, bool YS, class F>
 __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf, T *mine,
                                            T *ybs, T *sL, T *sD, T *sU, T *sR, int lp, int P,
@@ -522,18 +530,20 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
   // stays as lean as before (a runtime switch cost 3-7% where unpaired).
   static_assert(!PAIRED || YS, "pairing needs the shared-memory columns");
   constexpr int PAIR = PAIRED ? 2 : 1; // systems per slot and pass
-  constexpr int spt = part_smem_per_thread<T, M>(PAIRED);
+  constexpr int spt = part_smem_per_thread<T, M, F>(PAIRED);
+  constexpr int YB = part_yb_cols<T, M, F>();
   const int spb = blockDim.x / P; // slots (systems in flight) per thread block
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
   T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
   // A slot's shared memory. YS: PAIR chunk buffers (r, then ya, then x) |
-  // yb (M - 1 per thread, odd stride: no bank conflicts) | PCR rows. Else
-  // one chunk buffer, which the PCR rows reuse.
+  // yb (YB = M - 1 per thread, odd stride: no bank conflicts; none with
+  // the pivot table) | PCR rows. Else one chunk buffer, which the PCR rows
+  // reuse.
   T *sb = sbase + (size_t)ls * spt * P;
-  T *sL = YS ? sb + (size_t)P * (PAIR * (M + 1) + M - 1) : sb, *sD = sL + P, *sU = sD + P,
+  T *sL = YS ? sb + (size_t)P * (PAIR * (M + 1) + YB) : sb, *sD = sL + P, *sU = sD + P,
     *sR = sU + P;
-  T *ybs = sb + (size_t)P * PAIR * (M + 1) + (size_t)lp * (M - 1);
+  T *ybs = sb + (size_t)P * PAIR * (M + 1) + (size_t)lp * YB;
 
   const size_t nsys = (size_t)B * (size_t)L.ne;
 

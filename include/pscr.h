@@ -393,15 +393,22 @@ typedef struct pscr_info {
    */
   int level3_pivot_table;
   /**
-   * Levels (of the last-but-one dimension's reduction, forward and back
-   * counted once) whose weighted sums the CUDA level-3 kernel adds up
-   * itself, so that the level's solutions never reach device memory: 2D
-   * plans, on the levels long enough to keep the device busy (H100: from
-   * about n = 2047), when the kernel keeps 16 warps per SM (real types; not
-   * double at 16 rows per thread). 0 otherwise. PSCR_CUDA_FUSE=0 in the
-   * environment at plan time turns it off, =1 fuses every level.
+   * Levels (of the last-but-one dimension's reduction) whose weighted sums
+   * the CUDA level-3 kernel adds up itself in the forward reduction, so
+   * that the level's solutions never reach device memory: 2D plans, on the
+   * levels long enough to keep the device busy (H100: from about n =
+   * 2047), when the kernel keeps 16 warps per SM (real types; double at 16
+   * rows per thread only with level3_pivot_table). 0 otherwise.
+   * PSCR_CUDA_FUSE=0 in the environment at plan time turns it off, =1
+   * fuses every level whose kernel fits at all.
    */
   int level3_fused_levels;
+  /**
+   * 1 when the back substitution adds up the sums of those levels too; 0
+   * when only the forward reduction does (its kernel keeps two sums per
+   * row, the back substitution's three: double at 16 rows per thread).
+   */
+  int level3_fused_back;
   /* The cost model describes one solve of ONE right-hand side. A batch of K
      (pscr_solve_batch) does K times the flops and bytes; on the CUDA backend
      its launches are those of one solve per group of up to max_batch. */

@@ -261,9 +261,10 @@ static void walk_dim(const cost_walk *w, int d, double B)
     }
   }
   for (int i = lv->k; i >= 1; i--) {
-    const level_stats s = stats_of(&lv->level[i - 1], p->n[d], fuse, p->level3_fuse_min);
+    level_stats s = stats_of(&lv->level[i - 1], p->n[d], fuse, p->level3_fuse_min);
     if (s.nb == 0)
       continue;
+    s.fused = s.fused && p->level3_fuse_back; /* the items stay those of the fused sizing */
     /* k_couple_back: gL, gR of every block (zeros where no neighbour). */
     add(cpl, B * s.cpl_back * one, B * (s.cpl_back + 2 * s.nb) * S, es, 1);
     walk_level_solve(w, d, &s, B, 1);
@@ -302,6 +303,8 @@ void pscr_cost_model(const pscr_plan *p, pscr_cost *cost, pscr_cost *total, doub
   *min_bytes = 2 * N * w.es;
 }
 
+/* Counted by the forward reduction, which fuses whenever the back
+   substitution does (level3_fuse_back says whether it does). */
 int pscr_cost_fused_levels(const pscr_plan *p)
 {
   if (p->backend != PSCR_BACKEND_CUDA || p->level3_rows == 0 || p->ndim < 2)

@@ -63,8 +63,9 @@ struct pscr_plan {
   /* level3_pivot_table: it takes the chunks' pivots from a table (pscr_info). */
   int level3_pivot_table;
   /* CUDA, 2D: the slots of the level-3 kernel that adds up the weighted sums
-     (0: none) and the shortest item it takes (pscr_cuda_fused_eigs). */
-  int level3_fuse_slots, level3_fuse_min;
+     (0: none), whether the back substitution does so too (else the forward
+     reduction only) and the shortest item it takes (pscr_cuda_fused_eigs). */
+  int level3_fuse_slots, level3_fuse_back, level3_fuse_min;
 };
 
 /* The cost model of one solve (cost.c): per stage kind, their sum, and the
