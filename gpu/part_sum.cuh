@@ -44,6 +44,45 @@ __host__ __device__ constexpr int part_sum_smem_per_thread(int pair)
 // R32 1.670 -> 1.668 ms).
 constexpr int part_sum_min_blocks(int NT) { return NT > 256 ? 1 : 2; }
 
+// The sums of an item += w_e y_e for the NQ systems e = eq[0 .. NQ-1] of a
+// pass, in that order; their solutions in the slot's buffers (row i at
+// i + i / M, buffer q at sb + q P (M + 1)). Weight slots q0, q1 (and 2 back).
+template <class T, int M, bool BACK, int NQ>
+__device__ __forceinline__ void add_rows(const LevelArgs<T> &L, const int *eq, int q0, int q1,
+                                         const T *sb, T *acc, int lp, int P, int nl)
+{
+  const int npad = P * M;
+  T w0[NQ], w1[NQ], w2[NQ];
+#pragma unroll
+  for (int q = 0; q < NQ; q++) {
+    const T *w = L.w + (size_t)eq[q] * W_SLOTS;
+    w0[q] = w[q0];
+    w1[q] = w[q1];
+    w2[q] = BACK ? w[2] : T(0);
+  }
+  // Four rows at a time: fully unrolled, the compiler issued all 16 loads of
+  // y and 48 of the sums first and spilled (ptxas: 40-150 bytes at 128
+  // registers, M = 16); 4095^2 Poisson R32 1.95 -> 1.67 ms
+  // (bench/results/2026-11-24-h100-fused-forward).
+#pragma unroll 4
+  for (int j = 0; j < M; j++) {
+    const int i = lp + j * P;
+    T a0 = acc[j * P], a1 = acc[npad + j * P], a2 = BACK ? acc[2 * npad + j * P] : T(0);
+#pragma unroll
+    for (int q = 0; q < NQ; q++) {
+      const T y = i < nl ? sb[(size_t)q * P * (M + 1) + i + i / M] : T(0);
+      a0 += w0[q] * y;
+      a1 += w1[q] * y;
+      if constexpr (BACK)
+        a2 += w2[q] * y;
+    }
+    acc[j * P] = a0;
+    acc[npad + j * P] = a1;
+    if constexpr (BACK)
+      acc[2 * npad + j * P] = a2;
+  }
+}
+
 // emax: the level's longest item, so that every slot of a thread block runs
 // the same number of passes (barriers); a slot past its item's end repeats
 // its last system and adds nothing. PAIRED: two systems per pass.
@@ -113,27 +152,19 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
                                                     : nullptr,
                                 buf, buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
                                 nullptr, on[q], flag);
-        // Rows lp + j P: written by their chunk's thread before part_solve's
-        // last barrier; only this thread reads them, and only this thread
-        // stages them next (stage_pair / stage_one), so no barrier is needed.
-        if (on[q]) {
-          const T *w = L.w + (size_t)eq[q] * W_SLOTS;
-          const T w0 = w[q0], w1 = w[q1], w2 = BACK ? w[2] : T(0);
-          // Four rows at a time: fully unrolled, the compiler issued all
-          // 16 loads of y and 48 of the sums first and spilled (ptxas: 40-150
-          // bytes at 128 registers, M = 16); 4095^2 Poisson R32 1.95 ->
-          // 1.67 ms (bench/results/2026-11-24-h100-fused-forward).
-#pragma unroll 4
-          for (int j = 0; j < M; j++) {
-            const int i = lp + j * P;
-            const T y = i < nl ? buf[i + i / M] : T(0);
-            acc[j * P] += w0 * y;
-            acc[npad + j * P] += w1 * y;
-            if constexpr (BACK)
-              acc[2 * npad + j * P] += w2 * y;
-          }
-        }
       }
+      // The pass's solutions, rows lp + j P of each buffer: written by
+      // their chunk's thread before part_solve's last barrier; only this
+      // thread reads them, and only this thread stages them next
+      // (stage_pair / stage_one), so no barrier is needed. Both systems of a
+      // pair are added in one read-modify-write of the sums, in the order of
+      // one after the other: bitwise the same sums with half the shared-
+      // memory traffic (4095^2 Poisson R32 1.636 -> 1.601 ms, 2047^2 R64
+      // 0.848 -> 0.825; bench/results/2026-11-24-h100-pair-sums).
+      if (PAIRED && on[PAIR - 1])
+        add_rows<T, M, BACK, PAIR>(L, eq, q0, q1, sb, acc, lp, P, nl);
+      else if (on[0])
+        add_rows<T, M, BACK, 1>(L, eq, q0, q1, sb, acc, lp, P, nl);
     }
     if (!live)
       continue;
