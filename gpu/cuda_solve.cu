@@ -491,6 +491,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
 {
   const DimState &D = s->dim[d];
   const Facs<T> F = facs_of<T>(s);
+  const bool s1 = s->ndim - d - 1 == 1; // the couplings' slabs have one dimension
   cudaError_t e;
 
   // Forward reduction, levels 1..k-1.
@@ -504,7 +505,12 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
       return e;
     if (L.nj > 0) {
       const SlabGrid gc = slab_grid(L.S, (size_t)B * (size_t)L.nj);
-      k_couple_fwd<T><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr, src, x);
+      if (s1)
+        k_couple_fwd<T, true><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr,
+                                                                src, x);
+      else
+        k_couple_fwd<T, false><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr,
+                                                                 src, x);
       mark(s, PSCR_STAGE_COUPLING, stream);
       if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
         return e;
@@ -518,7 +524,10 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     if (L.nb == 0)
       continue;
     const SlabGrid gb = slab_grid(L.S, (size_t)B * (size_t)L.nb);
-    k_couple_back<T><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    if (s1)
+      k_couple_back<T, true><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    else
+      k_couple_back<T, false><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
     mark(s, PSCR_STAGE_COUPLING, stream);
     if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
       return e;

@@ -30,7 +30,7 @@ namespace pscr_cuda {
 // from f (batch b at f + b L.fs) and written to x: at level 1 of the top
 // dimension f is the caller's right-hand side (so u needs no copy of it),
 // elsewhere f == x.
-template <class T>
+template <class T, bool S1>
 __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *lr,
                              const T *f, T *x)
 {
@@ -42,18 +42,21 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
     const int j = jr[0], left = jr[1], right = jr[2];
     const T c = cs[b];
     const T *lrb = lr + (size_t)b * (size_t)L.nb * 2 * S;
+    T vl, vr;
+    couple_two<T, S1>(F, L.d, c, j, j - 1, left >= 0 ? lrb + ((size_t)left * 2 + 1) * S : nullptr, j,
+               j + 1, right >= 0 ? lrb + (size_t)right * 2 * S : nullptr, t, vl, vr);
     T acc = T(0);
     if (left >= 0)
-      acc += couple(F, L.d, c, j, j - 1, lrb + ((size_t)left * 2 + 1) * S, t);
+      acc += vl;
     if (right >= 0)
-      acc += couple(F, L.d, c, j, j + 1, lrb + (size_t)right * 2 * S, t);
+      acc += vr;
     x[(size_t)b * L.xs + (size_t)j * S + t] = f[(size_t)b * L.fs + (size_t)j * S + t] - acc;
   }
 }
 
 // Back: gL = T(first, first-1) u_{first-1}, gR = T(last, last+1) u_{last+1}
 // per block (zero where the neighbour does not exist).
-template <class T>
+template <class T, bool S1>
 __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x, T *lr)
 {
   const size_t S = L.S;
@@ -64,10 +67,9 @@ __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, con
     const int first = row[PSCR_CUDA_BLK_FIRST], last = row[PSCR_CUDA_BLK_LAST];
     const T c = cs[b];
     const T *xb = x + (size_t)b * L.xs;
-    const T gl = first > 0 ? couple(F, L.d, c, first, first - 1, xb + (size_t)(first - 1) * S, t)
-                           : T(0);
-    const T gr = last < L.n - 1 ? couple(F, L.d, c, last, last + 1, xb + (size_t)(last + 1) * S, t)
-                                : T(0);
+    T gl, gr;
+    couple_two<T, S1>(F, L.d, c, first, first - 1, first > 0 ? xb + (size_t)(first - 1) * S : nullptr,
+               last, last + 1, last < L.n - 1 ? xb + (size_t)(last + 1) * S : nullptr, t, gl, gr);
     T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
     out[t] = gl;
     out[S + t] = gr;

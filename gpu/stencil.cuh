@@ -71,6 +71,55 @@ __device__ inline T couple(const Facs<T> &F, int d, T c, int j, int p, const T *
   return alpha * mass + beta * stiff;
 }
 
+// Two couplings at the same slab entry t: (T(j1, p1) y1)[t] and
+// (T(j2, p2) y2)[t], each 0 where its slab is NULL. S1: one slab
+// dimension left (2D plans; the inner dimension of 3D ones), a separate
+// instantiation without the 9-point stencil's registers: the stencil's six
+// coefficients are loaded once for both, and each sum is formed in
+// mass_stiff's order (real types: the same numbers bit for bit; complex
+// ones differ in rounding, as the compiler contracts the complex products
+// differently). The couplings ran at 35% of the DRAM bandwidth and 48% of
+// the SM's issue (ncu, 4095^2 Poisson double, level 1: 108 us for 134 MB);
+// now 37% and 101 us, and 4095^2 R32 1.62 -> 1.57 ms
+// (bench/results/2026-11-24-h100-couple-pairs).
+template <class T, bool S1>
+__device__ inline void couple_two(const Facs<T> &F, int d, T c, int j1, int p1, const T *y1,
+                                  int j2, int p2, const T *y2, size_t t, T &v1, T &v2)
+{
+  if constexpr (!S1) {
+    v1 = y1 ? couple(F, d, c, j1, p1, y1, t) : T(0);
+    v2 = y2 ? couple(F, d, c, j2, p2, y2, t) : T(0);
+    return;
+  }
+  const FacDim<T> D = F.dim(d), R = F.dim(d + 1);
+  const int n = R.n, i = (int)t;
+  const bool lo = i > 0, hi = i + 1 < n;
+  // Row i of M_r and A_r: (i, i-1), (i, i), (i, i+1).
+  const T m0 = lo ? R.mo[i - 1] : T(0), m1 = R.md[i], m2 = hi ? R.mo[i] : T(0);
+  const T a0 = lo ? R.ao[i - 1] : T(0), a1 = R.ad[i], a2 = hi ? R.ao[i] : T(0);
+  auto one = [&](int j, int p, const T *y) {
+    const int o = j < p ? j : p;
+    const T alpha = D.ao[o] + c * D.mo[o], beta = D.mo[o];
+    T mass = T(0), stiff = T(0);
+    if (lo) {
+      const T yv = y[i - 1];
+      mass += m0 * yv;
+      stiff += a0 * yv;
+    }
+    const T yv = y[i];
+    mass += m1 * yv;
+    stiff += a1 * yv;
+    if (hi) {
+      const T yn = y[i + 1];
+      mass += m2 * yn;
+      stiff += a2 * yn;
+    }
+    return alpha * mass + beta * stiff;
+  };
+  v1 = y1 ? one(j1, p1, y1) : T(0);
+  v2 = y2 ? one(j2, p2, y2) : T(0);
+}
+
 } // namespace pscr_cuda
 
 #endif
