@@ -84,7 +84,14 @@ struct SlabGrid {
   dim3 grid, block;
 };
 
-inline SlabGrid slab_grid(size_t S, size_t rows)
+// per: entries of a slab per thread (the coupling kernels, whose row
+// set-up is made once per row and thread: COUPLE_PER).
+#ifndef PSCR_COUPLE_PER
+#define PSCR_COUPLE_PER 4
+#endif
+constexpr size_t COUPLE_PER = PSCR_COUPLE_PER;
+
+inline SlabGrid slab_grid(size_t S, size_t rows, size_t per = 1)
 {
   unsigned bx = 32;
   while (bx < (unsigned)THREADS && (size_t)bx < S)
@@ -92,7 +99,7 @@ inline SlabGrid slab_grid(size_t S, size_t rows)
   const unsigned by = (unsigned)THREADS / bx;
   SlabGrid g;
   g.block = dim3(bx, by);
-  g.grid = dim3(blocks_capped(S, bx, (size_t)1 << 24), blocks_capped(rows, by, 65535));
+  g.grid = dim3(blocks_capped(S, bx * per, (size_t)1 << 24), blocks_capped(rows, by, 65535));
   return g;
 }
 

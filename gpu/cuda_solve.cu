@@ -437,6 +437,18 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   return level_item_sums<T>(s, d, L, B, back, x, stream);
 }
 
+// Launch shape of k_couple_fwd / k_couple_back over `rows` slabs of S
+// entries: COUPLE_PER entries per thread where the grid still has 16
+// blocks per SM with it, else one. H100 4095^2 Poisson (only level 1 takes
+// 4): R32 1.557 -> 1.534 ms, R64 2.829 -> 2.802; 4 everywhere slowed the
+// smaller sizes (1023^2 R32 0.272 -> 0.287 ms), whose grids then had 2-8
+// blocks per SM (bench/results/2026-11-24-h100-couple-rows).
+inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
+{
+  const SlabGrid g = slab_grid(S, rows, COUPLE_PER);
+  return (size_t)g.grid.x * g.grid.y >= 16 * (size_t)s->sms ? g : slab_grid(S, rows);
+}
+
 // Level 3 and the weighted sums of level i in one pass (k_part_sum), then
 // the sums of blocks of several items (k_reduce_sum). x: the level's
 // sources F (g: NULL forward, gL|gR back); xo: the solution vectors, where
@@ -504,7 +516,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
         cudaSuccess)
       return e;
     if (L.nj > 0) {
-      const SlabGrid gc = slab_grid(L.S, (size_t)B * (size_t)L.nj);
+      const SlabGrid gc = couple_grid(s, L.S, (size_t)B * (size_t)L.nj);
       if (s1)
         k_couple_fwd<T, true><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr,
                                                                 src, x);
@@ -523,7 +535,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     const LevelArgs<T> L = level_of<T>(s, d, i, xs, i == 1 ? fs : xs);
     if (L.nb == 0)
       continue;
-    const SlabGrid gb = slab_grid(L.S, (size_t)B * (size_t)L.nb);
+    const SlabGrid gb = couple_grid(s, L.S, (size_t)B * (size_t)L.nb);
     if (s1)
       k_couple_back<T, true><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
     else

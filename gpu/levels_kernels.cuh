@@ -26,6 +26,16 @@ namespace pscr_cuda {
     for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < (S);             \
          t += (size_t)gridDim.x * blockDim.x)
 
+// The coupling kernels' loops: slab rows over y, their entries t over x;
+// the row's set-up (its indices, slabs and coupling coefficients) is made
+// once per row, and a thread takes COUPLE_PER entries of it (couple_grid).
+#define PSCR_ROW_LOOP(row, rows)                                                         \
+  for (unsigned row = blockIdx.y * blockDim.y + threadIdx.y; row < (unsigned)(rows);     \
+       row += gridDim.y * blockDim.y)
+#define PSCR_ENTRY_LOOP(t, S)                                                            \
+  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < (S);              \
+       t += (size_t)gridDim.x * blockDim.x)
+
 // Forward: F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i, read
 // from f (batch b at f + b L.fs) and written to x: at level 1 of the top
 // dimension f is the caller's right-hand side (so u needs no copy of it),
@@ -35,22 +45,30 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
                              const T *f, T *x)
 {
   const size_t S = L.S;
-  PSCR_SLAB_LOOP(t, rest, S, (unsigned)B * (unsigned)L.nj)
+  PSCR_ROW_LOOP(rest, (unsigned)B * (unsigned)L.nj)
   {
     const int q = (int)(rest % (unsigned)L.nj), b = (int)(rest / (unsigned)L.nj);
     const int *jr = L.jl + (size_t)q * 3;
     const int j = jr[0], left = jr[1], right = jr[2];
     const T c = cs[b];
     const T *lrb = lr + (size_t)b * (size_t)L.nb * 2 * S;
-    T vl, vr;
-    couple_two<T, S1>(F, L.d, c, j, j - 1, left >= 0 ? lrb + ((size_t)left * 2 + 1) * S : nullptr, j,
-               j + 1, right >= 0 ? lrb + (size_t)right * 2 * S : nullptr, t, vl, vr);
-    T acc = T(0);
-    if (left >= 0)
-      acc += vl;
-    if (right >= 0)
-      acc += vr;
-    x[(size_t)b * L.xs + (size_t)j * S + t] = f[(size_t)b * L.fs + (size_t)j * S + t] - acc;
+    const T *yl = left >= 0 ? lrb + ((size_t)left * 2 + 1) * S : nullptr;
+    const T *yr = right >= 0 ? lrb + (size_t)right * 2 * S : nullptr;
+    const Coupling<T> kl = yl ? coupling_of(F, L.d, c, j, j - 1) : Coupling<T>{};
+    const Coupling<T> kr = yr ? coupling_of(F, L.d, c, j, j + 1) : Coupling<T>{};
+    const T *fj = f + (size_t)b * L.fs + (size_t)j * S;
+    T *xj = x + (size_t)b * L.xs + (size_t)j * S;
+    PSCR_ENTRY_LOOP(t, S)
+    {
+      T vl, vr;
+      couple_two<T, S1>(F, L.d + 1, kl, yl, kr, yr, t, vl, vr);
+      T acc = T(0);
+      if (yl)
+        acc += vl;
+      if (yr)
+        acc += vr;
+      xj[t] = fj[t] - acc;
+    }
   }
 }
 
@@ -60,19 +78,25 @@ template <class T, bool S1>
 __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x, T *lr)
 {
   const size_t S = L.S;
-  PSCR_SLAB_LOOP(t, rest, S, (unsigned)B * (unsigned)L.nb)
+  PSCR_ROW_LOOP(rest, (unsigned)B * (unsigned)L.nb)
   {
     const int blk = (int)(rest % (unsigned)L.nb), b = (int)(rest / (unsigned)L.nb);
     const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
     const int first = row[PSCR_CUDA_BLK_FIRST], last = row[PSCR_CUDA_BLK_LAST];
     const T c = cs[b];
     const T *xb = x + (size_t)b * L.xs;
-    T gl, gr;
-    couple_two<T, S1>(F, L.d, c, first, first - 1, first > 0 ? xb + (size_t)(first - 1) * S : nullptr,
-               last, last + 1, last < L.n - 1 ? xb + (size_t)(last + 1) * S : nullptr, t, gl, gr);
+    const T *yl = first > 0 ? xb + (size_t)(first - 1) * S : nullptr;
+    const T *yr = last < L.n - 1 ? xb + (size_t)(last + 1) * S : nullptr;
+    const Coupling<T> kl = yl ? coupling_of(F, L.d, c, first, first - 1) : Coupling<T>{};
+    const Coupling<T> kr = yr ? coupling_of(F, L.d, c, last, last + 1) : Coupling<T>{};
     T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
-    out[t] = gl;
-    out[S + t] = gr;
+    PSCR_ENTRY_LOOP(t, S)
+    {
+      T gl, gr;
+      couple_two<T, S1>(F, L.d + 1, kl, yl, kr, yr, t, gl, gr);
+      out[t] = gl;
+      out[S + t] = gr;
+    }
   }
 }
 
@@ -202,6 +226,8 @@ __global__ void k_nan_if_flag(const int *flag, W *u, size_t count, int nb, size_
 
 #undef PSCR_GRID_STRIDE
 #undef PSCR_SLAB_LOOP
+#undef PSCR_ROW_LOOP
+#undef PSCR_ENTRY_LOOP
 
 } // namespace pscr_cuda
 

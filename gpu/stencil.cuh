@@ -59,65 +59,75 @@ __device__ inline void mass_stiff(const Facs<T> &F, int r, const T *y, size_t t,
   }
 }
 
-// (T(j, p) y)[t] for dimension d with shift c; |j - p| = 1; y is one slab.
+// T(j, p) = alpha Mrest + beta Arest for dimension d with shift c,
+// |j - p| = 1.
+template <class T> struct Coupling {
+  T alpha, beta;
+};
 template <class T>
-__device__ inline T couple(const Facs<T> &F, int d, T c, int j, int p, const T *y, size_t t)
+__device__ inline Coupling<T> coupling_of(const Facs<T> &F, int d, T c, int j, int p)
 {
   const int o = j < p ? j : p;
   const FacDim<T> D = F.dim(d);
-  const T alpha = D.ao[o] + c * D.mo[o], beta = D.mo[o];
-  T mass, stiff;
-  mass_stiff(F, d + 1, y, t, mass, stiff);
-  return alpha * mass + beta * stiff;
+  return {D.ao[o] + c * D.mo[o], D.mo[o]};
 }
 
-// Two couplings at the same slab entry t: (T(j1, p1) y1)[t] and
-// (T(j2, p2) y2)[t], each 0 where its slab is NULL. S1: one slab
-// dimension left (2D plans; the inner dimension of 3D ones), a separate
-// instantiation without the 9-point stencil's registers: the stencil's six
-// coefficients are loaded once for both, and each sum is formed in
+// Two couplings at the same slab entry t of the dimensions r .. ndim-1:
+// v1 = (K1 y1)[t] and v2 = (K2 y2)[t], each 0 where its slab is NULL. S1:
+// one slab dimension (2D plans; the inner dimension of 3D ones), a separate
+// instantiation without the 9-point stencil's registers, where both share
+// one load of the stencil's six coefficients. Each sum is formed in
 // mass_stiff's order (real types: the same numbers bit for bit; complex
 // ones differ in rounding, as the compiler contracts the complex products
 // differently). The couplings ran at 35% of the DRAM bandwidth and 48% of
-// the SM's issue (ncu, 4095^2 Poisson double, level 1: 108 us for 134 MB);
-// now 37% and 101 us, and 4095^2 R32 1.62 -> 1.57 ms
-// (bench/results/2026-11-24-h100-couple-pairs).
+// the SM's issue (ncu, 4095^2 Poisson double, level 1: 108 us for 134 MB),
+// with these loads and the per-entry row set-up (k_couple_*) most of it;
+// now 43% and 87 us (bench/results/2026-11-24-h100-couple-pairs and
+// -couple-rows).
 template <class T, bool S1>
-__device__ inline void couple_two(const Facs<T> &F, int d, T c, int j1, int p1, const T *y1,
-                                  int j2, int p2, const T *y2, size_t t, T &v1, T &v2)
+__device__ inline void couple_two(const Facs<T> &F, int r, Coupling<T> k1, const T *y1,
+                                  Coupling<T> k2, const T *y2, size_t t, T &v1, T &v2)
 {
+  v1 = v2 = T(0);
   if constexpr (!S1) {
-    v1 = y1 ? couple(F, d, c, j1, p1, y1, t) : T(0);
-    v2 = y2 ? couple(F, d, c, j2, p2, y2, t) : T(0);
-    return;
+    T mass, stiff;
+    if (y1) {
+      mass_stiff(F, r, y1, t, mass, stiff);
+      v1 = k1.alpha * mass + k1.beta * stiff;
+    }
+    if (y2) {
+      mass_stiff(F, r, y2, t, mass, stiff);
+      v2 = k2.alpha * mass + k2.beta * stiff;
+    }
+  } else {
+    const FacDim<T> R = F.dim(r);
+    const int n = R.n, i = (int)t;
+    const bool lo = i > 0, hi = i + 1 < n;
+    // Row i of M_r and A_r: (i, i-1), (i, i), (i, i+1).
+    const T m0 = lo ? R.mo[i - 1] : T(0), m1 = R.md[i], m2 = hi ? R.mo[i] : T(0);
+    const T a0 = lo ? R.ao[i - 1] : T(0), a1 = R.ad[i], a2 = hi ? R.ao[i] : T(0);
+    auto one = [&](Coupling<T> k, const T *y) {
+      T mass = T(0), stiff = T(0);
+      if (lo) {
+        const T yv = y[i - 1];
+        mass += m0 * yv;
+        stiff += a0 * yv;
+      }
+      const T yv = y[i];
+      mass += m1 * yv;
+      stiff += a1 * yv;
+      if (hi) {
+        const T yn = y[i + 1];
+        mass += m2 * yn;
+        stiff += a2 * yn;
+      }
+      return k.alpha * mass + k.beta * stiff;
+    };
+    if (y1)
+      v1 = one(k1, y1);
+    if (y2)
+      v2 = one(k2, y2);
   }
-  const FacDim<T> D = F.dim(d), R = F.dim(d + 1);
-  const int n = R.n, i = (int)t;
-  const bool lo = i > 0, hi = i + 1 < n;
-  // Row i of M_r and A_r: (i, i-1), (i, i), (i, i+1).
-  const T m0 = lo ? R.mo[i - 1] : T(0), m1 = R.md[i], m2 = hi ? R.mo[i] : T(0);
-  const T a0 = lo ? R.ao[i - 1] : T(0), a1 = R.ad[i], a2 = hi ? R.ao[i] : T(0);
-  auto one = [&](int j, int p, const T *y) {
-    const int o = j < p ? j : p;
-    const T alpha = D.ao[o] + c * D.mo[o], beta = D.mo[o];
-    T mass = T(0), stiff = T(0);
-    if (lo) {
-      const T yv = y[i - 1];
-      mass += m0 * yv;
-      stiff += a0 * yv;
-    }
-    const T yv = y[i];
-    mass += m1 * yv;
-    stiff += a1 * yv;
-    if (hi) {
-      const T yn = y[i + 1];
-      mass += m2 * yn;
-      stiff += a2 * yn;
-    }
-    return alpha * mass + beta * stiff;
-  };
-  v1 = y1 ? one(j1, p1, y1) : T(0);
-  v2 = y2 ? one(j2, p2, y2) : T(0);
 }
 
 } // namespace pscr_cuda
