@@ -198,7 +198,9 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
 {
   const int F = part_tab_fields(M);
   const double eps = eps_of<T>();
-  double ctd[PART_TOEP_ENTRIES], cp[16], yb[16];
+  double ctd[PART_TOEP_ENTRIES], cp[16], yb[16]; // M - 1 entries: rows per thread <= 16
+  if (M < 2 || M > 16)
+    return 0;
   for (int k = 0; k < PART_TOEP_ENTRIES; k++)
     ctd[k] = (double)ct[k];
   const ToepFacs<double> C = {ctd, nl, mdiag}; // the kernels' row classes, in double
@@ -210,8 +212,8 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
       double a = lp > 0 ? C.off(0, row0 - 1, s) : 0.0;
       for (int k = 0; k < M - 1; k++) {
         const double bd = C.diag(0, row0 + k, s), cc = C.off(0, row0 + k, s);
-        const double tt = k > 0 ? a * cp[k - 1] : 0.0, piv = bd - tt;
-        if (!(fabs(piv) > eps * (fabs(bd) + fabs(tt))))
+        const double acp = k > 0 ? a * cp[k - 1] : 0.0, piv = bd - acp;
+        if (!(fabs(piv) > eps * (fabs(bd) + fabs(acp))))
           return 0;
         const double iv = 1.0 / piv;
         cp[k] = cc * iv;

@@ -106,19 +106,16 @@ template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, G
   if constexpr (part_toep_inst<T, M>())
     if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
       const ToepFacs<T> C = {(const T *)s->ptoep, s->n[s->ndim - 1], s->part_mdiag != 0};
-      if (s->ptab_on) {
-        ToepTabFacs<T> CT;
-        static_cast<ToepFacs<T> &>(CT) = C;
-        return go(CT, PART_TOEP_ENTRIES * sizeof(T));
-      }
-      return go(C, PART_TOEP_ENTRIES * sizeof(T));
+      if (s->ptab_on)
+        return go(ToepTabFacs<T>{C}, part_staging_bytes<T, M, ToepTabFacs<T>>(P));
+      return go(C, part_staging_bytes<T, M, ToepFacs<T>>(P));
     }
   PartFacs<T> C;
   C.ad = (const T *)s->pfac;
   C.md = C.ad + np;
   C.ao = C.md + np;
   C.mo = s->part_mdiag ? nullptr : C.ao + np;
-  return go(C, part_stages(P, M, sizeof(T)) ? 4 * np * sizeof(T) : 0);
+  return go(C, part_staging_bytes<T, M, PartFacs<T>>(P));
 }
 
 template <class T, int M>
@@ -333,10 +330,7 @@ cudaError_t part_sum_per_sm(const State *s, bool pair, size_t staging, int *per_
 //   are sized by it (pscr_cuda_fused_eigs).
 template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool always)
 {
-  const size_t staging = is_toep<F>::value ? PART_TOEP_ENTRIES * sizeof(T)
-                         : part_stages(s->part_p, M, sizeof(T))
-                             ? 4 * (size_t)s->part_p * M * sizeof(T)
-                             : 0;
+  const size_t staging = part_staging_bytes<T, M, F>(s->part_p);
   int fwd[2] = {0, 0}, back[2] = {0, 0};
   cudaError_t e = part_sum_per_sm<T, M, false, F>(s, false, staging, &fwd[0]);
   if (e == cudaSuccess)

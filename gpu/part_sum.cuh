@@ -147,10 +147,8 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
 #pragma unroll
       for (int q = 0; q < PAIR; q++) {
         T *buf = sb + (size_t)q * P * (M + 1);
-        part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]],
-                                has_ptab<F>::value ? L.ptab + (size_t)eq[q] * part_tab_stride(M)
-                                                    : nullptr,
-                                buf, buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
+        part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]], part_tab_of<F>(L, eq[q], M), buf,
+                                buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
                                 nullptr, on[q], flag);
       }
       // The pass's solutions, rows lp + j P of each buffer: written by

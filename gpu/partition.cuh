@@ -203,6 +203,12 @@ __host__ __device__ inline int part_tab_type(int lp, int M, int nl)
 {
   return lp == 0 ? 0 : lp * M >= nl ? 3 : (lp + 1) * M >= nl ? 2 : 1;
 }
+// System e's pivot table (NULL for factors without one).
+template <class F, class T>
+__device__ inline const T *part_tab_of(const LevelArgs<T> &L, int e, int M)
+{
+  return has_ptab<F>::value ? L.ptab + (size_t)e * part_tab_stride(M) : nullptr;
+}
 // A chunk of each type (the table is computed for it).
 inline int part_tab_rep(int t, int M, int nl)
 {
@@ -313,33 +319,33 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
     be0 = tt[4 * (M - 1)];
     ga0 = tt[4 * (M - 1) + 1];
   } else {
-  for (int k = 0; k < M - 1; k++) {
-    const int at = k * P + lp;
-    const T bd = C.diag(at, row0 + k, s);
-    const T c = C.off(at, row0 + k, s);
-    const T r = mine[k];
-    const T tt = k > 0 ? a * cp[k - 1] : T(0);
-    const T piv = bd - tt;
-    bad |= pivot_bad(piv, abs1(bd) + abs1(tt));
-    const T iv = inv(piv);
-    cp[k] = c * iv;
-    ya[k] = (k > 0 ? r - a * ya[k - 1] : r) * iv;
-    yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
-    a = c;
-  }
-  // alpha, beta, gamma of the last interior row come out of the forward
-  // sweep; those of the first row from a back sweep that stores nothing.
-  alL = ya[M - 2];
-  beL = yb[M - 2];
-  gaL = -cp[M - 2];
-  al0 = alL;
-  be0 = beL;
-  ga0 = gaL;
-  for (int k = M - 3; k >= 0; k--) {
-    al0 = ya[k] - cp[k] * al0;
-    be0 = yb[k] - cp[k] * be0;
-    ga0 = -cp[k] * ga0;
-  }
+    for (int k = 0; k < M - 1; k++) {
+      const int at = k * P + lp;
+      const T bd = C.diag(at, row0 + k, s);
+      const T c = C.off(at, row0 + k, s);
+      const T r = mine[k];
+      const T acp = k > 0 ? a * cp[k - 1] : T(0);
+      const T piv = bd - acp;
+      bad |= pivot_bad(piv, abs1(bd) + abs1(acp));
+      const T iv = inv(piv);
+      cp[k] = c * iv;
+      ya[k] = (k > 0 ? r - a * ya[k - 1] : r) * iv;
+      yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
+      a = c;
+    }
+    // alpha, beta, gamma of the last interior row come out of the forward
+    // sweep; those of the first row from a back sweep that stores nothing.
+    alL = ya[M - 2];
+    beL = yb[M - 2];
+    gaL = -cp[M - 2];
+    al0 = alL;
+    be0 = beL;
+    ga0 = gaL;
+    for (int k = M - 3; k >= 0; k--) {
+      al0 = ya[k] - cp[k] * al0;
+      be0 = yb[k] - cp[k] * be0;
+      ga0 = -cp[k] * ga0;
+    }
   }
   // Boundary row e_p: a (from the loop), bde, ce, re.
   const int ate = (M - 1) * P + lp;
@@ -444,6 +450,15 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   if (live && bad)
     atomicOr(flag, 1);
   __syncthreads(); // before the buffers are reused
+}
+
+// The shared memory part_stage_facs (below) takes for factors F: the
+// row-class table, or the staged factor table of P M rows, or none.
+template <class T, int M, class F> inline size_t part_staging_bytes(int P)
+{
+  return is_toep<F>::value               ? PART_TOEP_ENTRIES * sizeof(T)
+         : part_stages(P, M, sizeof(T)) ? 4 * (size_t)P * M * sizeof(T)
+                                         : 0;
 }
 
 // Small systems: the factors once per thread block in shared memory at
@@ -582,9 +597,8 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
 #pragma unroll
     for (int q = 0; q < PAIR; q++) {
       T *buf = sb + (size_t)q * P * (M + 1);
-      const T *tab = has_ptab<F>::value ? L.ptab + (size_t)eq[q] * part_tab_stride(M) : nullptr;
-      part_solve<T, M, YS, F>(C, cs[bq[q]] + L.lam[eq[q]], tab, buf, buf + (size_t)lp * (M + 1),
-                              ybs, sL, sD, sU, sR, lp, P, nl,
+      part_solve<T, M, YS, F>(C, cs[bq[q]] + L.lam[eq[q]], part_tab_of<F>(L, eq[q], M), buf,
+                              buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
                               active[q] ? v + sys[q] * (size_t)nl : nullptr, active[q], flag);
     }
   }

@@ -16,26 +16,49 @@ template <class T> __device__ inline T tri_at(const T *diag, const T *off, int i
   return s == 0 ? diag[i] : off[s < 0 ? i - 1 : i];
 }
 
-// mass = (Mrest y)[t], stiff = (Arest y)[t] for the dimensions r .. ndim-1.
+// Row i of a remaining dimension's M and A, loaded once: the coefficients
+// of y[i-1], y[i], y[i+1] (those outside 0 .. n-1 unused).
+template <class T> struct Row3 {
+  T m0, m1, m2, a0, a1, a2;
+  bool lo, hi;
+  __device__ Row3(const FacDim<T> &D, int i) : lo(i > 0), hi(i + 1 < D.n)
+  {
+    m0 = lo ? D.mo[i - 1] : T(0);
+    m1 = D.md[i];
+    m2 = hi ? D.mo[i] : T(0);
+    a0 = lo ? D.ao[i - 1] : T(0);
+    a1 = D.ad[i];
+    a2 = hi ? D.ao[i] : T(0);
+  }
+  // alpha (M y)[i] + beta (A y)[i]; the sums in the order s = -1, 0, 1.
+  __device__ T couple(T alpha, T beta, const T *y, int i) const
+  {
+    T mass = T(0), stiff = T(0);
+    if (lo) {
+      const T yv = y[i - 1];
+      mass += m0 * yv;
+      stiff += a0 * yv;
+    }
+    const T yv = y[i];
+    mass += m1 * yv;
+    stiff += a1 * yv;
+    if (hi) {
+      const T yn = y[i + 1];
+      mass += m2 * yn;
+      stiff += a2 * yn;
+    }
+    return alpha * mass + beta * stiff;
+  }
+};
+
+// mass = (Mrest y)[t], stiff = (Arest y)[t] for two remaining dimensions
+// r, r + 1 (9-point stencil; one remaining dimension takes Row3).
 template <class T>
 __device__ inline void mass_stiff(const Facs<T> &F, int r, const T *y, size_t t, T &mass,
                                   T &stiff)
 {
   mass = T(0);
   stiff = T(0);
-  if (F.ndim - r == 1) {
-    const FacDim<T> D = F.dim(r);
-    const int n = D.n, i = (int)t;
-    for (int s = -1; s <= 1; s++) {
-      const int j = i + s;
-      if (j < 0 || j >= n)
-        continue;
-      const T yv = y[j];
-      mass += tri_at(D.md, D.mo, i, s) * yv;
-      stiff += tri_at(D.ad, D.ao, i, s) * yv;
-    }
-    return;
-  }
   const FacDim<T> D2 = F.dim(r), D3 = F.dim(r + 1);
   const int n2 = D2.n, n3 = D3.n;
   // 32-bit division (t < S = n2 n3): a 64-bit one is a long subroutine.
@@ -76,10 +99,10 @@ __device__ inline Coupling<T> coupling_of(const Facs<T> &F, int d, T c, int j, i
 // v1 = (K1 y1)[t] and v2 = (K2 y2)[t], each 0 where its slab is NULL. S1:
 // one slab dimension (2D plans; the inner dimension of 3D ones), a separate
 // instantiation without the 9-point stencil's registers, where both share
-// one load of the stencil's six coefficients. Each sum is formed in
-// mass_stiff's order (real types: the same numbers bit for bit; complex
-// ones differ in rounding, as the compiler contracts the complex products
-// differently). The couplings ran at 35% of the DRAM bandwidth and 48% of
+// one load of the stencil's six coefficients (Row3). (Real results are the
+// same bit for bit as the former per-coupling stencil's; complex ones
+// differ in rounding, as the compiler contracts the complex products
+// differently.) The couplings ran at 35% of the DRAM bandwidth and 48% of
 // the SM's issue (ncu, 4095^2 Poisson double, level 1: 108 us for 134 MB),
 // with these loads and the per-entry row set-up (k_couple_*) most of it;
 // now 43% and 87 us (bench/results/2026-11-24-h100-couple-pairs and
@@ -100,33 +123,12 @@ __device__ inline void couple_two(const Facs<T> &F, int r, Coupling<T> k1, const
       v2 = k2.alpha * mass + k2.beta * stiff;
     }
   } else {
-    const FacDim<T> R = F.dim(r);
-    const int n = R.n, i = (int)t;
-    const bool lo = i > 0, hi = i + 1 < n;
-    // Row i of M_r and A_r: (i, i-1), (i, i), (i, i+1).
-    const T m0 = lo ? R.mo[i - 1] : T(0), m1 = R.md[i], m2 = hi ? R.mo[i] : T(0);
-    const T a0 = lo ? R.ao[i - 1] : T(0), a1 = R.ad[i], a2 = hi ? R.ao[i] : T(0);
-    auto one = [&](Coupling<T> k, const T *y) {
-      T mass = T(0), stiff = T(0);
-      if (lo) {
-        const T yv = y[i - 1];
-        mass += m0 * yv;
-        stiff += a0 * yv;
-      }
-      const T yv = y[i];
-      mass += m1 * yv;
-      stiff += a1 * yv;
-      if (hi) {
-        const T yn = y[i + 1];
-        mass += m2 * yn;
-        stiff += a2 * yn;
-      }
-      return k.alpha * mass + k.beta * stiff;
-    };
+    const int i = (int)t;
+    const Row3<T> row(F.dim(r), i);
     if (y1)
-      v1 = one(k1, y1);
+      v1 = row.couple(k1.alpha, k1.beta, y1, i);
     if (y2)
-      v2 = one(k2, y2);
+      v2 = row.couple(k2.alpha, k2.beta, y2, i);
   }
 }
 
