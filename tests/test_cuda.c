@@ -402,6 +402,18 @@ static void device_solve(pscr_plan *plan, const void *df, void *du, void *host, 
   ck_assert_int_eq(cudaMemcpy(host, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
 }
 
+/* The end of an A/B test: both plans, the right-hand side, both
+   solutions, the operator. */
+static void free_ab(pscr_plan *a, pscr_plan *b, void *f, void *ua, void *ub, op *o)
+{
+  pscr_plan_destroy(a);
+  pscr_plan_destroy(b);
+  free(f);
+  free(ua);
+  free(ub);
+  op_free(o);
+}
+
 /* k_part's paired mode (two systems per slot and pass, their right-hand
    sides formed from one read of the shared sources) against the unpaired
    one: PSCR_CUDA_PAIR=1 against =0 (the automatic rule pairs only large
@@ -542,12 +554,7 @@ START_TEST(toeplitz_against_table)
          memcmp(ut, u0, bytes) == 0 ? "equal" : "DIFFERENT");
   ck_assert_msg(memcmp(ut, u0, bytes) == 0, "case %d: Toeplitz factors change the solution", _i);
   ck_assert_msg(berr <= case_bound(&o), "case %d: backward error %.3e", _i, berr);
-  pscr_plan_destroy(pt);
-  pscr_plan_destroy(p0);
-  free(f);
-  free(ut);
-  free(u0);
-  op_free(&o);
+  free_ab(pt, p0, f, ut, u0, &o);
 }
 END_TEST
 
@@ -621,12 +628,7 @@ START_TEST(pivot_table_against_none)
   ck_assert_msg(bt <= case_bound(&o), "case %d: backward error %.3e", _i, bt);
   ck_assert_msg(b0 <= case_bound(&o), "case %d: backward error %.3e", _i, b0);
   check_batch3(pt, &o, 9710u + 3u * (uint64_t)_i, "pivot table", _i);
-  pscr_plan_destroy(pt);
-  pscr_plan_destroy(p0);
-  free(f);
-  free(ut);
-  free(u0);
-  op_free(&o);
+  free_ab(pt, p0, f, ut, u0, &o);
 }
 END_TEST
 
@@ -779,12 +781,7 @@ START_TEST(fused_against_unfused)
   check_profile(p1, &o, f, u1, bytes);
 
   check_batch3(p1, &o, 9960u + 3u * (uint64_t)_i, "fused", _i);
-  pscr_plan_destroy(p1);
-  pscr_plan_destroy(p0);
-  free(f);
-  free(u0);
-  free(u1);
-  op_free(&o);
+  free_ab(p1, p0, f, u1, u0, &o);
 }
 END_TEST
 
