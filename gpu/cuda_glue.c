@@ -158,7 +158,7 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
     pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
                            &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
                            &p->level3_fuse_slots, &p->level3_fuse_back,
-                           &p->level3_fuse_min);
+                           &p->level3_fuse_min, &p->cuda_early_launch);
   pscr_cuda_view_free(&v);
   return st;
 }
@@ -174,7 +174,7 @@ static pscr_status pscr_cuda_upload(pscr_plan *p)
     pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
                            &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
                            &p->level3_fuse_slots, &p->level3_fuse_back,
-                           &p->level3_fuse_min);
+                           &p->level3_fuse_min, &p->cuda_early_launch);
   pscr_cuda_view_free(&v);
   return st;
 }

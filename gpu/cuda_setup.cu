@@ -308,6 +308,14 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   PSCR_CUDA_GOTO(st, fail, cudaSetDevice(v->device));
   PSCR_CUDA_GOTO(st, fail,
                  cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, v->device));
+  // Programmatic dependent launch (launch.cuh) where the kernels have their
+  // gates. PSCR_CUDA_PDL=0 in the environment: off (A/B measurements).
+  {
+    const char *pe = getenv("PSCR_CUDA_PDL");
+    s->pdl = 0;
+    if (!(pe && strcmp(pe, "0") == 0))
+      PSCR_CUDA_GOTO(st, fail, pscr_cuda::pdl_supported(v->device, &s->pdl));
+  }
   PSCR_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   for (int d = 0; d < v->ndim; d++) {
     size_t b = 4 * (size_t)v->n[d] * es;
@@ -565,7 +573,7 @@ extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((St
 
 extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
                                        int *toeplitz, int *pivot_table, int *fuse_slots,
-                                       int *fuse_back, int *fuse_min)
+                                       int *fuse_back, int *fuse_min, int *early_launch)
 {
   const State *s = (const State *)state;
   *rows = s->rows;
@@ -576,4 +584,5 @@ extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *thread
   *fuse_slots = s->fuse_slots;
   *fuse_back = s->fuse_slots > 0 && s->fuse_back;
   *fuse_min = s->fuse_min;
+  *early_launch = s->pdl;
 }

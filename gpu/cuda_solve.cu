@@ -13,6 +13,7 @@
 
 #include "cuda_check.h"
 #include "cuda_state.cuh"
+#include "launch.cuh"
 #include "levels_kernels.cuh"
 #include "part_sum.cuh"
 #include "partition.cuh"
@@ -29,29 +30,26 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
 // One k_part launch with factors C (PartFacs or ToepFacs): the paired or
 // unpaired kernel, of THREADS or PART_MAX_P threads per block.
 template <class T, int M, class F>
-cudaError_t launch_k_part(const F &C, bool pair, int threads, size_t blocks, size_t smem,
-                          const LevelArgs<T> &L, int nl, int B, const T *cs, const T *x,
-                          const T *g, T *v, int P, int stage, int *flag, cudaStream_t stream)
+cudaError_t launch_k_part(const State *s, const F &C, bool pair, int threads, size_t blocks,
+                          size_t smem, const LevelArgs<T> &L, int nl, int B, const T *cs,
+                          const T *x, const T *g, T *v, int P, int stage, int *flag,
+                          cudaStream_t stream)
 {
-  const unsigned nb = (unsigned)blocks;
+  const dim3 nb((unsigned)blocks), nt((unsigned)threads);
   if constexpr (part_ysmem<T>()) {
     if (pair) {
       if (threads <= THREADS)
-        k_part<T, M, THREADS, true, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v,
-                                                                      P, stage, flag);
-      else
-        k_part<T, M, PART_MAX_P, true, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g,
-                                                                         v, P, stage, flag);
-      return pscr_cuda_launch_check(stream);
+        return launch(s->pdl, k_part<T, M, THREADS, true, F>, nb, nt, smem, stream, L, C, nl, B,
+                      cs, x, g, v, P, stage, flag);
+      return launch(s->pdl, k_part<T, M, PART_MAX_P, true, F>, nb, nt, smem, stream, L, C, nl,
+                    B, cs, x, g, v, P, stage, flag);
     }
   }
   if (threads <= THREADS)
-    k_part<T, M, THREADS, false, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v, P,
-                                                                   stage, flag);
-  else
-    k_part<T, M, PART_MAX_P, false, F><<<nb, threads, smem, stream>>>(L, C, nl, B, cs, x, g, v,
-                                                                      P, stage, flag);
-  return pscr_cuda_launch_check(stream);
+    return launch(s->pdl, k_part<T, M, THREADS, false, F>, nb, nt, smem, stream, L, C, nl, B,
+                  cs, x, g, v, P, stage, flag);
+  return launch(s->pdl, k_part<T, M, PART_MAX_P, false, F>, nb, nt, smem, stream, L, C, nl, B,
+                cs, x, g, v, P, stage, flag);
 }
 
 // go(std::integral_constant<int, M>()) for the instantiated rows per thread
@@ -135,7 +133,7 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
     using F = std::decay_t<decltype(C)>;
     const PartShape sh = part_shape<T, M>(s, units, part_smem_per_thread<T, M, F>(pair));
-    return launch_k_part<T, M>(C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
+    return launch_k_part<T, M>(s, C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
                                g, v, sh.P, sh.stage, s->flag, stream);
   });
 }
@@ -143,30 +141,23 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
 // One k_part_sum launch (part_sum.cuh): paired or not, THREADS or
 // PART_MAX_P threads per block.
 template <class T, int M, bool BACK, class F>
-cudaError_t launch_k_part_sum(const F &C, bool pair, const PartShape &sh, size_t smem,
-                              const LevelArgs<T> &L, int nl, int B, const T *cs, const T *x,
-                              const T *g, T *part, T *lr, T *xo, int emax, int *flag,
-                              cudaStream_t stream)
+cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartShape &sh,
+                              size_t smem, const LevelArgs<T> &L, int nl, int B, const T *cs,
+                              const T *x, const T *g, T *part, T *lr, T *xo, int emax,
+                              int *flag, cudaStream_t stream)
 {
-  const unsigned nb = (unsigned)sh.blocks;
+  const dim3 nb((unsigned)sh.blocks), nt((unsigned)sh.threads);
 #define PSCR_PART_SUM(NT, PAIRED)                                                           \
-  k_part_sum<T, M, NT, PAIRED, BACK, F><<<nb, sh.threads, smem, stream>>>(                  \
-      L, C, nl, B, cs, x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
+  launch(s->pdl, k_part_sum<T, M, NT, PAIRED, BACK, F>, nb, nt, smem, stream, L, C, nl, B, cs, \
+         x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
   if constexpr (part_ysmem<T>()) {
-    if (pair) {
-      if (sh.threads <= THREADS)
-        PSCR_PART_SUM(THREADS, true);
-      else
-        PSCR_PART_SUM(PART_MAX_P, true);
-      return pscr_cuda_launch_check(stream);
-    }
+    if (pair)
+      return sh.threads <= THREADS ? PSCR_PART_SUM(THREADS, true)
+                                   : PSCR_PART_SUM(PART_MAX_P, true);
   }
-  if (sh.threads <= THREADS)
-    PSCR_PART_SUM(THREADS, false);
-  else
-    PSCR_PART_SUM(PART_MAX_P, false);
+  return sh.threads <= THREADS ? PSCR_PART_SUM(THREADS, false)
+                               : PSCR_PART_SUM(PART_MAX_P, false);
 #undef PSCR_PART_SUM
-  return pscr_cuda_launch_check(stream);
 }
 
 // Real types solve an item's systems two per pass when items are long
@@ -192,11 +183,11 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
     if (back) {
       const PartShape sh =
           part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, true>(pair));
-      return launch_k_part_sum<T, M, true, F>(C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
+      return launch_k_part_sum<T, M, true, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                               (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
     }
     const PartShape sh = part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, false>(pair));
-    return launch_k_part_sum<T, M, false, F>(C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
+    return launch_k_part_sum<T, M, false, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                              (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
   });
 }
@@ -379,21 +370,17 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
   const DimState &D = s->dim[d];
   if (d == s->ndim - 2) {
     const size_t nsys = (size_t)B * (size_t)L.ne;
-    if (rows == 0) {
-      k_thomas<T><<<grid_of(nsys), THREADS, 0, stream>>>(L, facs_of<T>(s), B, cs, x, g,
-                                                         (T *)D.v, (T *)s->cp, s->flag);
-    } else {
-      cudaError_t e = launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, nrhs, stream);
-      if (e != cudaSuccess)
-        return e;
-    }
+    const cudaError_t e =
+        rows == 0 ? launch(s->pdl, k_thomas<T>, grid_of(nsys), THREADS, 0, stream, L,
+                           facs_of<T>(s), B, cs, x, g, (T *)D.v, (T *)s->cp, s->flag)
+                  : launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, nrhs, stream);
     mark(s, PSCR_STAGE_LEVEL3, stream);
-    return pscr_cuda_launch_check(stream);
+    return e;
   }
   const SlabGrid sg = slab_grid(L.S, (size_t)B * (size_t)L.ne);
-  k_gather<T><<<sg.grid, sg.block, 0, stream>>>(L, B, cs, x, g, (T *)D.v, (T *)D.shifts);
+  cudaError_t e = launch(s->pdl, k_gather<T>, sg.grid, sg.block, 0, stream, L, B, cs, x, g,
+                         (T *)D.v, (T *)D.shifts);
   mark(s, PSCR_STAGE_GATHER, stream);
-  cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess)
     return e;
   // All ne subproblems of every batch as one batch of the next dimension
@@ -409,10 +396,10 @@ cudaError_t level_item_sums(const State *s, int d, const LevelArgs<T> &L, int B,
                             cudaStream_t stream)
 {
   const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
-  k_reduce_sum<T><<<grid_of(nblk), THREADS, 0, stream>>>(L, B, back, (const T *)s->dim[d].part,
-                                                         (T *)s->dim[d].lr, x);
+  const cudaError_t e = launch(s->pdl, k_reduce_sum<T>, grid_of(nblk), THREADS, 0, stream, L, B,
+                               back, (const T *)s->dim[d].part, (T *)s->dim[d].lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
-  return pscr_cuda_launch_check(stream);
+  return e;
 }
 
 // The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
@@ -422,10 +409,9 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
 {
   const DimState &D = s->dim[d];
   const size_t nit = (size_t)B * (size_t)L.nit * L.S;
-  k_reduce_items<T><<<grid_of(nit), THREADS, 0, stream>>>(L, B, v, vs, vt, back, (T *)D.part,
-                                                          (T *)D.lr, x);
+  const cudaError_t e = launch(s->pdl, k_reduce_items<T>, grid_of(nit), THREADS, 0, stream, L,
+                               B, v, vs, vt, back, (T *)D.part, (T *)D.lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
-  cudaError_t e = pscr_cuda_launch_check(stream);
   if (e != cudaSuccess || L.direct)
     return e;
   return level_item_sums<T>(s, d, L, B, back, x, stream);
@@ -452,7 +438,8 @@ cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L,
                             const T *cs, const T *x, const T *g, T *xo, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
-  cudaError_t e = launch_part_sum<T>(s, L, B, back, cs, x, g, xo, D.lemax[i - 1], stream);
+  const cudaError_t e =
+      launch_part_sum<T>(s, L, B, back, cs, x, g, xo, D.lemax[i - 1], stream);
   mark(s, PSCR_STAGE_LEVEL3, stream);
   if (e != cudaSuccess || L.direct)
     return e;
@@ -511,14 +498,10 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
       return e;
     if (L.nj > 0) {
       const SlabGrid gc = couple_grid(s, L.S, (size_t)B * (size_t)L.nj);
-      if (s1)
-        k_couple_fwd<T, true><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr,
-                                                                src, x);
-      else
-        k_couple_fwd<T, false><<<gc.grid, gc.block, 0, stream>>>(L, F, B, cs, (const T *)D.lr,
-                                                                 src, x);
+      e = launch(s->pdl, s1 ? k_couple_fwd<T, true> : k_couple_fwd<T, false>, gc.grid,
+                 gc.block, 0, stream, L, F, B, cs, (const T *)D.lr, src, x);
       mark(s, PSCR_STAGE_COUPLING, stream);
-      if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
+      if (e != cudaSuccess)
         return e;
     }
   }
@@ -530,12 +513,10 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     if (L.nb == 0)
       continue;
     const SlabGrid gb = couple_grid(s, L.S, (size_t)B * (size_t)L.nb);
-    if (s1)
-      k_couple_back<T, true><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
-    else
-      k_couple_back<T, false><<<gb.grid, gb.block, 0, stream>>>(L, F, B, cs, x, (T *)D.lr);
+    e = launch(s->pdl, s1 ? k_couple_back<T, true> : k_couple_back<T, false>, gb.grid, gb.block,
+               0, stream, L, F, B, cs, x, (T *)D.lr);
     mark(s, PSCR_STAGE_COUPLING, stream);
-    if ((e = pscr_cuda_launch_check(stream)) != cudaSuccess)
+    if (e != cudaSuccess)
       return e;
     if ((e = level_step<T>(s, d, i, L, B, 1, cs, src, (const T *)D.lr, x, rows, nrhs,
                            stream)) != cudaSuccess)
@@ -555,6 +536,23 @@ cudaError_t part_attributes(bool cplx, bool single, int device)
   if (single)
     return cplx ? part_attrs<cf>(cap) : part_attrs<float>(cap);
   return cplx ? part_attrs<zc>(cap) : part_attrs<double>(cap);
+}
+
+// *yes: the solve kernels may be launched early (launch.cuh). That needs a
+// device of compute capability 9.0 or later running code compiled for one:
+// a kernel JIT-compiled from older PTX has no pdl_gate and would race.
+cudaError_t pdl_supported(int device, int *yes)
+{
+  *yes = 0;
+  int major = 0;
+  cudaError_t e = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device);
+  if (e != cudaSuccess || major < 9)
+    return e;
+  cudaFuncAttributes a;
+  if ((e = cudaFuncGetAttributes(&a, k_nan_if_flag<float>)) != cudaSuccess)
+    return e;
+  *yes = a.ptxVersion >= 90;
+  return cudaSuccess;
 }
 
 cudaError_t part_sum_plan(State *s, bool always)
@@ -589,9 +587,10 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
   unsigned grid = grid_of(count);
   if (grid > 4u * (unsigned)s->sms)
     grid = 4u * (unsigned)s->sms;
-  k_nan_if_flag<W><<<grid, THREADS, 0, cs>>>(s->flag, (W *)u, count, nb, ldu * words);
+  e = launch(s->pdl, k_nan_if_flag<W>, grid, THREADS, 0, cs, (const int *)s->flag, (W *)u, count,
+             nb, ldu * words);
   mark(s, PSCR_STAGE_OTHER, cs);
-  return pscr_cuda_launch_check(cs);
+  return e;
 }
 
 } // namespace

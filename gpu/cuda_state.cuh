@@ -80,6 +80,7 @@ struct State {
   int fuse_pair[2];    // k_part_sum pairs systems: forward [0], back [1] (part_sum_plan)
   int fuse_back;       // the back substitution's fused levels fuse too (else forward only)
   int sms;             // multiprocessors of the device
+  int pdl;             // kernels may start early (launch.cuh; pdl_supported)
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
   cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
@@ -175,6 +176,7 @@ int choose_rows(int requested, int n, int ndim, bool single);
 // the fused level-3 kernel (fuse_slots, fuse_pair), and the whole solve of
 // nb right-hand sides on a stream.
 cudaError_t part_attributes(bool cplx, bool single, int device);
+cudaError_t pdl_supported(int device, int *yes);
 cudaError_t part_sum_plan(State *s, bool always);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs, int rows);

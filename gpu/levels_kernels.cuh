@@ -9,6 +9,7 @@
 #define PSCR_CUDA_LEVELS_KERNELS_CUH
 
 #include "cuda_args.cuh"
+#include "launch.cuh"
 #include "level_rhs.cuh"
 #include "stencil.cuh"
 
@@ -44,6 +45,7 @@ template <class T, bool S1>
 __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *lr,
                              const T *f, T *x)
 {
+  pdl_gate();
   const size_t S = L.S;
   PSCR_ROW_LOOP(rest, (unsigned)B * (unsigned)L.nj)
   {
@@ -77,6 +79,7 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
 template <class T, bool S1>
 __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x, T *lr)
 {
+  pdl_gate();
   const size_t S = L.S;
   PSCR_ROW_LOOP(rest, (unsigned)B * (unsigned)L.nb)
   {
@@ -108,6 +111,7 @@ template <class T>
 __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T *g, T *r,
                          T *shifts)
 {
+  pdl_gate();
   const size_t S = L.S;
   PSCR_SLAB_LOOP(t, sys, S, (unsigned)B * (unsigned)L.ne)
   {
@@ -154,6 +158,7 @@ template <class T>
 __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, size_t vt, int back,
                                T *part, T *lr, T *x)
 {
+  pdl_gate();
   const size_t S = L.S, count = (size_t)B * (size_t)L.nit * S;
   PSCR_GRID_STRIDE(idx, count)
   {
@@ -191,6 +196,7 @@ __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, siz
 template <class T>
 __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *lr, T *x)
 {
+  pdl_gate();
   const size_t S = L.S, count = (size_t)B * (size_t)L.nb * S;
   PSCR_GRID_STRIDE(idx, count)
   {
@@ -216,6 +222,7 @@ __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, const T *part, T *
 template <class W>
 __global__ void k_nan_if_flag(const int *flag, W *u, size_t count, int nb, size_t ld)
 {
+  pdl_gate();
   if (*flag == 0)
     return;
   for (int r = 0; r < nb; r++) {

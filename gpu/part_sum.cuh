@@ -101,7 +101,9 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
   const int spb = blockDim.x / P;
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
+  // The factors are setup-time data: staged before the previous grid ends.
   T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
+  pdl_gate();
   T *sb = sbase + (size_t)ls * spt * P;
   // This thread's sums: acc[a * npad + j * P] is row lp + j P of sum a.
   T *acc = sb + (size_t)P * part_smem_per_thread<T, M, F>(PAIRED) + lp;

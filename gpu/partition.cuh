@@ -32,6 +32,7 @@
 #include <type_traits>
 
 #include "cuda_args.cuh"
+#include "launch.cuh"
 #include "level_rhs.cuh"
 
 namespace pscr_cuda {
@@ -550,7 +551,9 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
   const int spb = blockDim.x / P; // slots (systems in flight) per thread block
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
+  // The factors are setup-time data: staged before the previous grid ends.
   T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
+  pdl_gate();
   // A slot's shared memory. YS: PAIR chunk buffers (r, then ya, then x) |
   // yb (YB = M - 1 per thread, odd stride: no bank conflicts; none with
   // the pivot table) | PCR rows. Else one chunk buffer, which the PCR rows

@@ -13,6 +13,7 @@
 #include <float.h>
 
 #include "cuda_args.cuh"
+#include "launch.cuh"
 #include "level_rhs.cuh"
 
 namespace pscr_cuda {
@@ -24,6 +25,7 @@ template <class T>
 __global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x,
                          const T *g, T *v, T *cp, int *flag)
 {
+  pdl_gate();
   const FacDim<T> D = F.dim(L.d + 1);
   const int nl = D.n;
   const T *ad = D.ad, *ao = D.ao, *md = D.md, *mo = D.mo;

@@ -409,6 +409,15 @@ typedef struct pscr_info {
    * row, the back substitution's three: double at 16 rows per thread).
    */
   int level3_fused_back;
+  /**
+   * 1 when the CUDA solve launches its kernels early (programmatic
+   * dependent launch, compute capability 9.0 and later): each kernel's
+   * blocks are scheduled while the previous kernel's last blocks run, and
+   * wait on the device until it has finished. The same numbers, bitwise;
+   * less time between kernels. PSCR_CUDA_PDL=0 in the environment at plan
+   * time turns it off. 0 on the CPU backend.
+   */
+  int cuda_early_launch;
   /* The cost model describes one solve of ONE right-hand side. A batch of K
      (pscr_solve_batch) does K times the flops and bytes; on the CUDA backend
      its launches are those of one solve per group of up to max_batch. */

@@ -583,6 +583,7 @@ pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
   info->level3_pivot_table = p->level3_pivot_table;
   info->level3_fused_levels = pscr_cost_fused_levels(p);
   info->level3_fused_back = info->level3_fused_levels > 0 && p->level3_fuse_back;
+  info->cuda_early_launch = p->cuda_early_launch;
   pscr_cost_model(p, info->cost, &info->cost_total, &info->min_bytes);
   return PSCR_SUCCESS;
 }

@@ -66,6 +66,8 @@ struct pscr_plan {
      (0: none), whether the back substitution does so too (else the forward
      reduction only) and the shortest item it takes (pscr_cuda_fused_eigs). */
   int level3_fuse_slots, level3_fuse_back, level3_fuse_min;
+  /* cuda_early_launch: the CUDA kernels launch early (pscr_info). */
+  int cuda_early_launch;
 };
 
 /* The cost model of one solve (cost.c): per stage kind, their sum, and the

@@ -227,6 +227,7 @@ START_TEST(cost_model)
   ck_assert_int_eq(info.level3_pivot_table, 0);
   ck_assert_int_eq(info.level3_fused_levels, 0);
   ck_assert_int_eq(info.level3_fused_back, 0);
+  ck_assert_int_eq(info.cuda_early_launch, 0);
   ck_assert_int_eq(info.level3_threads_per_system, 1);
   const pscr_cost *L3 = &info.cost[PSCR_STAGE_LEVEL3], *sums = &info.cost[PSCR_STAGE_SUMS];
   const pscr_cost *cpl = &info.cost[PSCR_STAGE_COUPLING], *oth = &info.cost[PSCR_STAGE_OTHER];

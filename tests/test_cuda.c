@@ -823,6 +823,76 @@ START_TEST(deterministic)
 }
 END_TEST
 
+/* Kernels launched early (programmatic dependent launch, gpu/launch.cuh)
+   against kernels launched in plain stream order (PSCR_CUDA_PDL=0): five
+   device solves of each give bitwise the same u. Each kernel waits on the
+   device for its predecessor, so the numbers cannot change; a kernel that
+   read its inputs before that wait would read a previous solve's or
+   poisoned values, which differ between solves (du is poisoned before each)
+   and from the serial run. Cases: make_case's six (2D real and complex, 3D,
+   each precision), then 2D Poisson with every level's weighted sums fused
+   into level 3 (PSCR_CUDA_FUSE=1), double and float. pscr_info says
+   whether the plan launches early: where the device is of compute
+   capability 9.0 or later and every architecture the library was built
+   for is too (PSCR_TEST_EARLY_LAUNCH, tests/CMakeLists.txt). */
+START_TEST(early_launch_against_serial)
+{
+  op o;
+  if (_i < 6) {
+    make_case(&o, _i, 9150u + (uint64_t)_i);
+  } else {
+    const int n[3] = {300, 1100, 1};
+    make_op_model(&o, PSCR_PROBLEM_POISSON, 2, n, 0.0);
+    if (_i == 7)
+      op_to_single(&o);
+    ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
+  }
+  pscr_info i1, i0;
+  pscr_plan *p1 = plan_with_env(&o, "PSCR_CUDA_PDL", NULL, &i1);
+  pscr_plan *p0 = plan_with_env(&o, "PSCR_CUDA_PDL", "0", &i0);
+  if (_i >= 6) {
+    ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+    ck_assert_int_gt(i1.level3_fused_levels, 0);
+  }
+  int device = 0, major = 0;
+  ck_assert_int_eq(cudaGetDevice(&device), cudaSuccess);
+  ck_assert_int_eq(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
+                   cudaSuccess);
+#ifdef PSCR_TEST_EARLY_LAUNCH
+  const int expect = major >= 9;
+#else
+  const int expect = 0;
+#endif
+  ck_assert_int_eq(i0.cuda_early_launch, 0);
+  ck_assert_msg(i1.cuda_early_launch == expect, "case %d: cuda_early_launch %d, expected %d", _i,
+                i1.cuda_early_launch, expect);
+
+  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9160u + (uint64_t)_i), *u1 = malloc(bytes), *u0 = malloc(bytes);
+  ck_assert(u1 && u0);
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  cudaStream_t stream;
+  ck_assert_int_eq(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  device_solve(p0, df, du, u0, bytes, stream);
+  for (int r = 0; r < 5; r++) {
+    device_solve(p1, df, du, u1, bytes, stream);
+    ck_assert_msg(memcmp(u1, u0, bytes) == 0,
+                  "case %d, solve %d: early-launch solve differs from the serial one", _i, r);
+  }
+  const double berr = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u1, f);
+  printf("early launch case %d (%s, %dD, early %d): bitwise equal, backward error %.2e\n", _i,
+         dtype_names[o.dtype], o.ndim, i1.cuda_early_launch, berr);
+  ck_assert_msg(berr <= case_bound(&o), "case %d: backward error %.3e", _i, berr);
+  ck_assert_int_eq(cudaStreamDestroy(stream), cudaSuccess);
+  cudaFree(df);
+  cudaFree(du);
+  free_ab(p1, p0, f, u1, u0, &o);
+}
+END_TEST
+
 /* pscr_solve_device is stream-ordered: it captures into a CUDA graph in
    cudaStreamCaptureModeGlobal, which a host synchronization or a cudaMalloc
    inside the solve would break (cudaErrorStreamCaptureUnsupported, then an
@@ -1450,6 +1520,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, pivot_table_against_none, 0, 8 * N_PIVTAB_SIZES);
   tcase_add_loop_test(tc, pivot_table_not_used, 0, 4);
   tcase_add_loop_test(tc, fused_against_unfused, 0, N_FUSE_SIZES * 4 * N_FUSE_ROWS);
+  tcase_add_loop_test(tc, early_launch_against_serial, 0, 8);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);
   suite_add_tcase(s, tc);
