@@ -389,15 +389,39 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
                     (const T *)D.shifts, rows, nrhs, stream);
 }
 
+// Lanes per entry of k_reduce_sum (a power of two, at most 32): as many
+// as the level's blocks have items on average, while the lanes of one
+// right-hand side's entries stay within half the device's resident threads
+// (2048 per SM). Depends on the level and the device only. H100, 4095^2
+// Poisson: float 1.515 -> 1.484 ms, double 2.745 -> 2.680 ms. Half the
+// resident threads measured best, against all of them or a quarter
+// (bench/results/2026-11-24-h100-reduce-lanes).
+template <class T> int reduce_lanes(const State *s, const LevelArgs<T> &L, int B, int nrhs)
+{
+  const size_t per_blk = (size_t)L.nit / (size_t)L.nb;
+  const size_t entries = (size_t)(B / (nrhs > 0 ? nrhs : 1)) * (size_t)L.nb * L.S;
+  const size_t half = (size_t)s->sms * 1024;
+  int lanes = 1;
+  while (lanes < 32 && 2 * (size_t)lanes <= per_blk && 2 * (size_t)lanes * entries <= half)
+    lanes *= 2;
+  return lanes;
+}
+
 // The sums of each block's items from their partial sums in dim[d].part
 // (k_reduce_sum), into lr (forward) or x (back).
 template <class T>
 cudaError_t level_item_sums(const State *s, int d, const LevelArgs<T> &L, int B, int back, T *x,
-                            cudaStream_t stream)
+                            int nrhs, cudaStream_t stream)
 {
+  const int lanes = reduce_lanes<T>(s, L, B, nrhs);
+  const size_t tile = (size_t)THREADS / (size_t)lanes;
   const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
-  const cudaError_t e = launch(s->pdl, k_reduce_sum<T>, grid_of(nblk), THREADS, 0, stream, L, B,
-                               back, (const T *)s->dim[d].part, (T *)s->dim[d].lr, x);
+  const size_t tiles = (nblk + tile - 1) / tile;
+  const unsigned grid = tiles < ((size_t)1 << 24) ? (unsigned)tiles : 1u << 24;
+  const size_t smem = lanes > 1 ? 3 * (size_t)THREADS * sizeof(T) : 0;
+  const cudaError_t e = launch(s->pdl, lanes > 1 ? k_reduce_sum<T, true> : k_reduce_sum<T, false>,
+                               grid, THREADS, smem, stream, L, B, back, lanes,
+                               (const T *)s->dim[d].part, (T *)s->dim[d].lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
   return e;
 }
@@ -405,7 +429,8 @@ cudaError_t level_item_sums(const State *s, int d, const LevelArgs<T> &L, int B,
 // The weighted sums of a level's solutions (levels_kernels.cuh: k_reduce_*).
 template <class T>
 cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, int back,
-                         const T *v, size_t vs, size_t vt, T *x, cudaStream_t stream)
+                         const T *v, size_t vs, size_t vt, T *x, int nrhs,
+                         cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   const size_t nit = (size_t)B * (size_t)L.nit * L.S;
@@ -414,7 +439,7 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   mark(s, PSCR_STAGE_SUMS, stream);
   if (e != cudaSuccess || L.direct)
     return e;
-  return level_item_sums<T>(s, d, L, B, back, x, stream);
+  return level_item_sums<T>(s, d, L, B, back, x, nrhs, stream);
 }
 
 // Launch shape of k_couple_fwd / k_couple_back over `rows` slabs of S
@@ -435,7 +460,8 @@ inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
 // the back substitution writes u_{d_q}.
 template <class T>
 cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L, int B, int back,
-                            const T *cs, const T *x, const T *g, T *xo, cudaStream_t stream)
+                            const T *cs, const T *x, const T *g, T *xo, int nrhs,
+                            cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   const cudaError_t e =
@@ -443,7 +469,7 @@ cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L,
   mark(s, PSCR_STAGE_LEVEL3, stream);
   if (e != cudaSuccess || L.direct)
     return e;
-  return level_item_sums<T>(s, d, L, B, back, xo, stream);
+  return level_item_sums<T>(s, d, L, B, back, xo, nrhs, stream);
 }
 
 // Level i's subproblems and their weighted sums into x (L_B | R_B forward,
@@ -460,13 +486,13 @@ cudaError_t level_step(const State *s, int d, int i, const LevelArgs<T> &L, int 
   const DimState &D = s->dim[d];
   const bool thomas = d == s->ndim - 2;
   if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1] && (!back || s->fuse_back))
-    return level_solve_sum<T>(s, d, i, L, B, back, cs, src, g, x, stream);
+    return level_solve_sum<T>(s, d, i, L, B, back, cs, src, g, x, nrhs, stream);
   cudaError_t e = level_solve<T>(s, d, L, B, cs, src, g, rows, nrhs, stream);
   if (e != cudaSuccess)
     return e;
   const bool serial = thomas && rows == 0;
   const size_t vs = serial ? 1 : L.S, vt = serial ? (size_t)B * (size_t)L.ne : 1;
-  return level_reduce<T>(s, d, L, B, back, (const T *)D.v, vs, vt, x, stream);
+  return level_reduce<T>(s, d, L, B, back, (const T *)D.v, vs, vt, x, nrhs, stream);
 }
 
 // Solve B independent problems of dimension d: batch b is
