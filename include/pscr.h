@@ -219,7 +219,11 @@ PSCR_EXTERN pscr_status pscr_solve(pscr_plan *plan, const void *f, void *u);
  * @brief Solve A u = f with device arrays, enqueued on a CUDA stream.
  *
  * No allocation and no host synchronization. Requires a plan on the CUDA
- * backend.
+ * backend. Stream-ordered: work enqueued on `stream` after the call sees
+ * u complete. (The solve's own kernels launch early where
+ * pscr_info.cuda_early_launch says so; a kernel of the caller's launched
+ * with programmatic dependent launch must, as after any kernel, wait with
+ * cudaGridDependencySynchronize() before it reads u.)
  *
  * @param[in]  plan   a CUDA plan.
  * @param[in]  f      device array.
