@@ -129,8 +129,8 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
 // Two passes so that a block with thousands of eigenpairs does not become
 // one long serial loop: k_reduce_items sums each item (PSCR_CUDA_ITEM_EIGS
 // eigenpairs of one block) into `part`, k_reduce_sum adds a block's items in
-// order (deterministic). When every block is one item (L.direct), the first
-// pass writes the result itself.
+// a fixed order (deterministic; in lanes on long blocks). When every block is
+// one item (L.direct), the first pass writes the result itself.
 // (Three named accumulators, not an array: a runtime-indexed array would
 // live in local memory.)
 template <class T> __device__ inline void reduce_store(const LevelArgs<T> &L, int b, int blk,
