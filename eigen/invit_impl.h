@@ -1072,6 +1072,15 @@ static int EIG(invit_one)(const EIG(ictx) * cx, EIG(sweep) * sw, int j, const in
    * residual of the orthogonalized vector is measured explicitly and
    * accepted up to the cluster's spread. */
   double tol = EIG_RESID_TOL * eps * nrm, tol1 = EIG_LATE_TOL * sqrt((double)n) * tol;
+  /* Rayleigh-quotient shifts (complex), but not inside a tight cluster.
+   * There the quotient converges onto the cluster's value, which an
+   * earlier member of the window already has to full precision; the solve
+   * then amplifies that member's vector far more than its own (1e180
+   * against 1e6 for the boundary-mode pair of Helmholtz n = 4095,
+   * test_eigen's test_helmholtz_end_pair), and the Gram-Schmidt pass
+   * against it leaves only rounding. The cluster's acceptance test allows
+   * the spread, which the shift from shift_of meets. */
+  const int may_refine = EIG_REFINE && !intight;
   EIG(random_start)(n, j, v);
   double ratio = INFINITY;
   for (int it = 0; it < maxit; it++) {
@@ -1097,14 +1106,8 @@ static int EIG(invit_one)(const EIG(ictx) * cx, EIG(sweep) * sw, int j, const in
     int pass_raw = raw_ratio <= (it == 0 ? tol : tol1);
     int heavy = 0;
     /* Complex: a residual above tol1 makes the Rayleigh quotient below
-     * the next shift, except inside a tight cluster. There the quotient
-     * converges onto the cluster's value, which an earlier member of the
-     * window already has to full precision; the solve then amplifies that
-     * member's vector far more than its own (1e180 against 1e6 there), and
-     * the Gram-Schmidt pass against it leaves only rounding (Helmholtz n = 4095, its pair of boundary modes:
-     * test_eigen's test_helmholtz_end_pair). The cluster's acceptance test
-     * allows the spread, which the shift from shift_of meets. */
-    int will_refine = EIG_REFINE && !intight && it + 1 < maxit && !(raw_ratio <= tol1);
+     * the next shift (may_refine). */
+    int will_refine = may_refine && it + 1 < maxit && !(raw_ratio <= tol1);
     /* Orthogonalize only the vector that is going to be accepted, or
      * inside a tight cluster, where the iteration itself needs it, or
      * before a Rayleigh quotient: unorthogonalized, the iterate of a
@@ -1148,7 +1151,7 @@ static int EIG(invit_one)(const EIG(ictx) * cx, EIG(sweep) * sw, int j, const in
           (it > 0 && ratio <= tol + (spread + EIG_ABS1(sigma - lambda[j])) * mnorm))
         break;
     }
-    if (EIG_REFINE && !intight && it + 1 < maxit && !(ratio <= tol1)) {
+    if (may_refine && it + 1 < maxit && !(ratio <= tol1)) {
       /* Rayleigh quotient v^T A v / v^T M v as the new shift, when the
        * residual is above the one-step bound tol1 for an eigenvalue that
        * is accurate to working precision (then the next solve from v
