@@ -145,6 +145,16 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   return PSCR_SUCCESS;
 }
 
+/* The plan's copy of what the CUDA state chose (pscr_info): after setup,
+   and after an upload of new factors (M_l may have turned (non)diagonal). */
+static void pscr_cuda_read_choices(pscr_plan *p)
+{
+  pscr_cuda_state_choices(p->backend_data, &p->level3_rows, &p->level3_threads,
+                          &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
+                          &p->level3_fuse_slots, &p->level3_fuse_back, &p->level3_fuse_min,
+                          &p->cuda_early_launch);
+}
+
 static pscr_status pscr_cuda_setup(pscr_plan *p)
 {
   pscr_cuda_view v;
@@ -155,10 +165,7 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
   st = pscr_cuda_state_setup(&v, &p->backend_data, &bytes);
   p->device_bytes += bytes;
   if (st == PSCR_SUCCESS)
-    pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
-                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
-                           &p->level3_fuse_slots, &p->level3_fuse_back,
-                           &p->level3_fuse_min, &p->cuda_early_launch);
+    pscr_cuda_read_choices(p);
   pscr_cuda_view_free(&v);
   return st;
 }
@@ -170,11 +177,8 @@ static pscr_status pscr_cuda_upload(pscr_plan *p)
   if (st)
     return st;
   st = pscr_cuda_state_upload(p->backend_data, &v);
-  if (st == PSCR_SUCCESS) /* new factors: M_l may have turned (non)diagonal */
-    pscr_cuda_state_level3(p->backend_data, &p->level3_rows, &p->level3_threads,
-                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
-                           &p->level3_fuse_slots, &p->level3_fuse_back,
-                           &p->level3_fuse_min, &p->cuda_early_launch);
+  if (st == PSCR_SUCCESS)
+    pscr_cuda_read_choices(p);
   pscr_cuda_view_free(&v);
   return st;
 }

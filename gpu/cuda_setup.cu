@@ -571,9 +571,10 @@ out:
 
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
 
-extern "C" void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
-                                       int *toeplitz, int *pivot_table, int *fuse_slots,
-                                       int *fuse_back, int *fuse_min, int *early_launch)
+extern "C" void pscr_cuda_state_choices(const void *state, int *rows, int *threads,
+                                        int *mdiag, int *toeplitz, int *pivot_table,
+                                        int *fuse_slots, int *fuse_back, int *fuse_min,
+                                        int *early_launch)
 {
   const State *s = (const State *)state;
   *rows = s->rows;

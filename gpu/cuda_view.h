@@ -99,14 +99,15 @@ pscr_status pscr_cuda_state_solve_batch(void *state, int nrhs, const void *f, si
 pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void *f, size_t ldf,
                                                void *u, size_t ldu, void *stream);
 void pscr_cuda_state_destroy(void *state);
-/* The level-3 solver chosen at setup: rows per thread (0: plain Thomas),
-   threads per subproblem, whether it takes the pivot table (2D Toeplitz
-   plans, partition.cuh), and the slots of the fused level-3 and sums kernel
-   (0: the sums are a separate pass) with the shortest fused item
-   (pscr_cuda_fused_eigs); whether the kernels launch early (launch.cuh). */
-void pscr_cuda_state_level3(const void *state, int *rows, int *threads, int *mdiag,
-                            int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_back,
-                            int *fuse_min, int *early_launch);
+/* What the state chose at setup: the level-3 solver (rows per thread, 0:
+   plain Thomas; threads per subproblem; whether it takes the pivot table,
+   2D Toeplitz plans, partition.cuh), the slots of the fused level-3 and
+   sums kernel (0: the sums are a separate pass) with the shortest fused
+   item (pscr_cuda_fused_eigs), and whether the kernels launch early
+   (launch.cuh). */
+void pscr_cuda_state_choices(const void *state, int *rows, int *threads, int *mdiag,
+                             int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_back,
+                             int *fuse_min, int *early_launch);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,
