@@ -42,6 +42,8 @@ template <class T> struct LevelArgs {
   const int *items; // nit * 3: block, first and end eigenpair (level-relative)
   const int *bitem; // nb * 2: first item and item count of each block
   int nb, nj, ne, nit;
+  int nds; // largest |D(B)| of the level: the back sums per entry (4 at the merged top level)
+  int ps;  // partial sums per item in `part` (the dimension's most: 3 or 4)
   int direct; // every block is one item: the first reduction pass writes the result
   int d;      // dimension (0-based)
   int n;    // n_d

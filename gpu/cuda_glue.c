@@ -44,6 +44,7 @@ static pscr_status pscr_cuda_dim_fill(const pscr_plan *p, int d, pscr_cuda_dim_v
   const pscr_levels *lv = &p->lv[d];
   D->n = p->n[d];
   D->k = lv->k;
+  D->item_sums = pscr_item_sums(lv);
   D->neig = lv->neig;
   for (int i = 0; i < lv->k; i++) {
     D->nblk += lv->level[i].nblocks;
@@ -72,8 +73,10 @@ static pscr_status pscr_cuda_dim_fill(const pscr_plan *p, int d, pscr_cuda_dim_v
       row[PSCR_CUDA_BLK_FIRST] = B->first;
       row[PSCR_CUDA_BLK_LAST] = B->last;
       row[PSCR_CUDA_BLK_ND] = B->nd;
-      for (int q = 0; q < 3; q++)
+      for (int q = 0; q < PSCR_D_MAX; q++)
         row[PSCR_CUDA_BLK_D + q] = q < B->nd ? B->d[q] : 0;
+      if (B->nd > V->max_nd)
+        V->max_nd = B->nd;
       /* The level's eigenpairs are contiguous, blocks in order (levels.c). */
       row[PSCR_CUDA_BLK_EREL] = (int)(B->eig - V->eig0);
       for (int e = 0; e < m; e++)

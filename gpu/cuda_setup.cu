@@ -367,6 +367,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     pscr_cuda::DimState *D = &s->dim[d];
     D->n = V->n;
     D->k = V->k;
+    D->item_sums = V->item_sums;
     D->S = 1;
     for (int e = d + 1; e < v->ndim; e++)
       D->S *= (size_t)v->n[e];
@@ -421,7 +422,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
       if (st != PSCR_SUCCESS)
         goto fail;
     }
-    b = batch * (size_t)(D->max_nit > 0 ? D->max_nit : 1) * 3 * D->S * es;
+    b = batch * (size_t)(D->max_nit > 0 ? D->max_nit : 1) * (size_t)D->item_sums * D->S * es;
     PSCR_CUDA_ALLOC_GOTO(st, fail, pscr_cuda::dalloc(s, &D->part, b), b);
     if (d < v->ndim - 2) {
       b = batch * (size_t)V->max_ne * es;
@@ -583,7 +584,7 @@ extern "C" void pscr_cuda_state_choices(const void *state, int *rows, int *threa
   *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
   *pivot_table = s->ptab_on;
   *fuse_slots = s->fuse_slots;
-  *fuse_back = s->fuse_slots > 0 && s->fuse_back;
+  *fuse_back = s->fuse_slots > 0 && s->fuse_back ? 1 + s->fuse_back4 : 0;
   *fuse_min = s->fuse_min;
   *early_launch = s->pdl;
 }

@@ -140,7 +140,7 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
 
 // One k_part_sum launch (part_sum.cuh): paired or not, THREADS or
 // PART_MAX_P threads per block.
-template <class T, int M, bool BACK, class F>
+template <class T, int M, int SUMS, class F>
 cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartShape &sh,
                               size_t smem, const LevelArgs<T> &L, int nl, int B, const T *cs,
                               const T *x, const T *g, T *part, T *lr, T *xo, int emax,
@@ -148,7 +148,7 @@ cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartS
 {
   const dim3 nb((unsigned)sh.blocks), nt((unsigned)sh.threads);
 #define PSCR_PART_SUM(NT, PAIRED)                                                           \
-  launch(s->pdl, k_part_sum<T, M, NT, PAIRED, BACK, F>, nb, nt, smem, stream, L, C, nl, B, cs, \
+  launch(s->pdl, k_part_sum<T, M, NT, PAIRED, SUMS, F>, nb, nt, smem, stream, L, C, nl, B, cs, \
          x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
   if constexpr (part_ysmem<T>()) {
     if (pair)
@@ -180,15 +180,20 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
   const int nl = s->n[s->ndim - 1];
   return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
     using F = std::decay_t<decltype(C)>;
-    if (back) {
+    auto go = [&](auto sums) {
+      constexpr int SUMS = decltype(sums)::value;
       const PartShape sh =
-          part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, true>(pair));
-      return launch_k_part_sum<T, M, true, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
+          part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, SUMS>(pair));
+      return launch_k_part_sum<T, M, SUMS, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                               (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
-    }
-    const PartShape sh = part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, false>(pair));
-    return launch_k_part_sum<T, M, false, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
-                                             (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
+    };
+    if (!back)
+      return go(std::integral_constant<int, 2>());
+    if (L.nds < 4)
+      return go(std::integral_constant<int, 3>());
+    if constexpr (part_sum_four<T>())
+      return go(std::integral_constant<int, 4>());
+    return cudaErrorInvalidValue; // not planned (level_step: fuse_back4)
   });
 }
 
@@ -196,15 +201,15 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
 // most a launch asks for, capped at the device's per-block limit (the
 // factor staging, PART_STAGE_BYTES, only comes with small P; a launch that
 // still asked for more would fail and report it).
-template <class T, int M, bool PAIRED, bool BACK, class F> cudaError_t part_sum_attr(int cap)
+template <class T, int M, bool PAIRED, int SUMS, class F> cudaError_t part_sum_attr(int cap)
 {
-  constexpr int fb = part_sum_smem_per_thread<T, M, F, BACK>(PAIRED) * (int)sizeof(T);
+  constexpr int fb = part_sum_smem_per_thread<T, M, F, SUMS>(PAIRED) * (int)sizeof(T);
   const int fs = THREADS * fb + PART_STAGE_BYTES, fl = PART_MAX_P * fb + PART_STAGE_BYTES;
   const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
-  cudaError_t e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, BACK, F>, a,
+  cudaError_t e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, SUMS, F>, a,
                                        fs < cap ? fs : cap);
   if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, BACK, F>, a,
+    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, SUMS, F>, a,
                              fl < cap ? fl : cap);
   return e;
 }
@@ -221,9 +226,12 @@ template <class T, int M, bool PAIRED, class F> cudaError_t part_attr_paired(int
     e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>, a, lg);
   // k_part_sum: the sums' shared memory on top.
   if (e == cudaSuccess)
-    e = part_sum_attr<T, M, PAIRED, false, F>(cap);
+    e = part_sum_attr<T, M, PAIRED, 2, F>(cap);
   if (e == cudaSuccess)
-    e = part_sum_attr<T, M, PAIRED, true, F>(cap);
+    e = part_sum_attr<T, M, PAIRED, 3, F>(cap);
+  if constexpr (part_sum_four<T>())
+    if (e == cudaSuccess)
+      e = part_sum_attr<T, M, PAIRED, 4, F>(cap);
   return e;
 }
 
@@ -278,24 +286,24 @@ cudaError_t launch_part_sum(const State *s, const LevelArgs<T> &L, int B, int ba
   });
 }
 
-// Blocks of k_part_sum (direction BACK, paired or not, factors F) that
-// one SM holds; staging: F's shared memory on top of the slots'.
-template <class T, int M, bool BACK, class F>
+// Blocks of k_part_sum (SUMS sums: the direction; paired or not, factors F)
+// that one SM holds; staging: F's shared memory on top of the slots'.
+template <class T, int M, int SUMS, class F>
 cudaError_t part_sum_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
 {
-  const PartShape sh = part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M, F, BACK>(pair));
+  const PartShape sh = part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M, F, SUMS>(pair));
   const int ts = sh.threads;
   const size_t bytes = sh.smem + staging;
   constexpr bool YS = part_ysmem<T>();
   if (ts <= THREADS)
     return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      per_sm, k_part_sum<T, M, THREADS, YS, BACK, F>, ts, bytes)
+                      per_sm, k_part_sum<T, M, THREADS, YS, SUMS, F>, ts, bytes)
                 : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      per_sm, k_part_sum<T, M, THREADS, false, BACK, F>, ts, bytes);
+                      per_sm, k_part_sum<T, M, THREADS, false, SUMS, F>, ts, bytes);
   return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    per_sm, k_part_sum<T, M, PART_MAX_P, YS, BACK, F>, ts, bytes)
+                    per_sm, k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>, ts, bytes)
               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    per_sm, k_part_sum<T, M, PART_MAX_P, false, BACK, F>, ts, bytes);
+                    per_sm, k_part_sum<T, M, PART_MAX_P, false, SUMS, F>, ts, bytes);
 }
 
 // The fused kernels' launch plan, at setup (before the factors are
@@ -323,13 +331,13 @@ template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool al
 {
   const size_t staging = part_staging_bytes<T, M, F>(s->part_p);
   int fwd[2] = {0, 0}, back[2] = {0, 0};
-  cudaError_t e = part_sum_per_sm<T, M, false, F>(s, false, staging, &fwd[0]);
+  cudaError_t e = part_sum_per_sm<T, M, 2, F>(s, false, staging, &fwd[0]);
   if (e == cudaSuccess)
-    e = part_sum_per_sm<T, M, true, F>(s, false, staging, &back[0]);
+    e = part_sum_per_sm<T, M, 3, F>(s, false, staging, &back[0]);
   if (part_ysmem<T>() && e == cudaSuccess)
-    e = part_sum_per_sm<T, M, false, F>(s, true, staging, &fwd[1]);
+    e = part_sum_per_sm<T, M, 2, F>(s, true, staging, &fwd[1]);
   if (part_ysmem<T>() && e == cudaSuccess)
-    e = part_sum_per_sm<T, M, true, F>(s, true, staging, &back[1]);
+    e = part_sum_per_sm<T, M, 3, F>(s, true, staging, &back[1]);
   if (e != cudaSuccess)
     return e;
   const int mode = s->pair_mode, threads = part_block_threads(s->part_p);
@@ -344,6 +352,16 @@ template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool al
   s->fuse_back = worth(pb) && worth(pf);
   const int per_sm = s->fuse_back ? pb : worth(pf) ? pf : 0;
   s->fuse_slots = s->sms * per_sm * (threads / s->part_p);
+  // A back level with four sums (the merged top level of n = 4^j) fuses
+  // by the same rule, with the back levels' pairing.
+  s->fuse_back4 = 0;
+  if constexpr (part_sum_four<T>())
+    if (s->fuse_back) {
+      int b4 = 0;
+      if ((e = part_sum_per_sm<T, M, 4, F>(s, s->fuse_pair[1] != 0, staging, &b4)) != cudaSuccess)
+        return e;
+      s->fuse_back4 = worth(b4);
+    }
   return cudaSuccess;
 }
 
@@ -418,7 +436,8 @@ cudaError_t level_item_sums(const State *s, int d, const LevelArgs<T> &L, int B,
   const size_t nblk = (size_t)B * (size_t)L.nb * L.S;
   const size_t tiles = (nblk + tile - 1) / tile;
   const unsigned grid = tiles < ((size_t)1 << 24) ? (unsigned)tiles : 1u << 24;
-  const size_t smem = lanes > 1 ? 3 * (size_t)THREADS * sizeof(T) : 0;
+  const size_t sums = back && L.nds > 3 ? 4 : 3;
+  const size_t smem = lanes > 1 ? sums * (size_t)THREADS * sizeof(T) : 0;
   const cudaError_t e = launch(s->pdl, lanes > 1 ? k_reduce_sum<T, true> : k_reduce_sum<T, false>,
                                grid, THREADS, smem, stream, L, B, back, lanes,
                                (const T *)s->dim[d].part, (T *)s->dim[d].lr, x);
@@ -485,7 +504,8 @@ cudaError_t level_step(const State *s, int d, int i, const LevelArgs<T> &L, int 
 {
   const DimState &D = s->dim[d];
   const bool thomas = d == s->ndim - 2;
-  if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1] && (!back || s->fuse_back))
+  if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1] && (!back || s->fuse_back) &&
+      (!back || L.nds < 4 || s->fuse_back4))
     return level_solve_sum<T>(s, d, i, L, B, back, cs, src, g, x, nrhs, stream);
   cudaError_t e = level_solve<T>(s, d, L, B, cs, src, g, rows, nrhs, stream);
   if (e != cudaSuccess)
@@ -540,7 +560,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
       continue;
     const SlabGrid gb = couple_grid(s, L.S, (size_t)B * (size_t)L.nb);
     e = launch(s->pdl, s1 ? k_couple_back<T, true> : k_couple_back<T, false>, gb.grid, gb.block,
-               0, stream, L, F, B, cs, x, (T *)D.lr);
+               0, stream, L, F, B, cs, x, src, (T *)D.lr);
     mark(s, PSCR_STAGE_COUPLING, stream);
     if (e != cudaSuccess)
       return e;

@@ -26,6 +26,7 @@ struct DimState {
   int *lemax;                // host, per level: the longest item (eigenpairs)
   int *lfused;               // host, per level: level 3 adds up the sums (part_sum.cuh)
   int nitem, max_nit;
+  int item_sums;             // partial sums per item in `part`: 3, or 4 (merged top level)
   int *blk, *eblk, *jl;      // device tables
   int *items, *bitem;        // device: reduction items (3 ints), per block first item, count
   void *lam, *w;             // device eigen data
@@ -33,7 +34,7 @@ struct DimState {
   // dimension, max_batch times the outer max_ne below it.
   void *v;      // level solutions: batch * max_ne * S
   void *lr;     // L_B|R_B or gL|gR: batch * max_nb * 2 * S
-  void *part;   // reduction partial sums: batch * max_nit * 3 * S
+  void *part;   // reduction partial sums: batch * max_nit * item_sums * S
   void *shifts; // subproblem shifts (dimensions below ndim-2 only)
 };
 
@@ -79,6 +80,7 @@ struct State {
   int fuse_min;        // shortest fused item (pscr_cuda_fused_eigs); 0: PSCR_CUDA_FUSE=1
   int fuse_pair[2];    // k_part_sum pairs systems: forward [0], back [1] (part_sum_plan)
   int fuse_back;       // the back substitution's fused levels fuse too (else forward only)
+  int fuse_back4;      // so does a back level with four sums (merged top level, real types)
   int sms;             // multiprocessors of the device
   int pdl;             // kernels may start early (launch.cuh; pdl_supported)
   int nthreads;        // host threads for the staging copies
@@ -155,6 +157,8 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs
   L.nb = V.nb;
   L.nj = V.nj;
   L.ne = V.ne;
+  L.nds = V.max_nd;
+  L.ps = D.item_sums;
   L.d = d;
   L.n = D.n;
   L.S = D.S;

@@ -19,10 +19,10 @@ extern "C" {
 enum {
   PSCR_CUDA_BLK_FIRST = 0, /* first(B), 0-based */
   PSCR_CUDA_BLK_LAST = 1,  /* last(B) */
-  PSCR_CUDA_BLK_ND = 2,    /* |D(B)|, 1..3 */
-  PSCR_CUDA_BLK_D = 3,     /* D(B): 3 slots */
-  PSCR_CUDA_BLK_EREL = 6,  /* first eigenpair of B, relative to the level's eig0 */
-  PSCR_CUDA_BLK_INTS = 7
+  PSCR_CUDA_BLK_ND = 2,    /* |D(B)|, 1..4 (4: the merged top level, src/levels.h) */
+  PSCR_CUDA_BLK_D = 3,     /* D(B): 4 slots */
+  PSCR_CUDA_BLK_EREL = 7,  /* first eigenpair of B, relative to the level's eig0 */
+  PSCR_CUDA_BLK_INTS = 8
 };
 
 typedef struct pscr_cuda_level_view {
@@ -30,6 +30,7 @@ typedef struct pscr_cuda_level_view {
   int j0, nj;   /* J_i entries j0 .. j0+nj-1 of the dimension's jl table */
   size_t eig0;  /* the level's eigenpairs are eig0 .. eig0+ne-1 (contiguous) */
   int ne;
+  int max_nd;   /* largest |D(B)| of the level's blocks */
 } pscr_cuda_level_view;
 
 typedef struct pscr_cuda_dim_view {
@@ -37,6 +38,7 @@ typedef struct pscr_cuda_dim_view {
   size_t neig;               /* eigenpairs over all levels */
   int nblk, njl;             /* table lengths over all levels */
   int max_ne, max_nb;        /* largest ne and nb of any level */
+  int item_sums;             /* partial sums per reduction item: 3, or 4 (src/levels.h) */
   pscr_cuda_level_view *lvl; /* k entries, level i at lvl[i-1] */
   int *blk;                  /* nblk * PSCR_CUDA_BLK_INTS */
   int *eblk;                 /* neig: level-relative block of each eigenpair */
@@ -103,7 +105,9 @@ void pscr_cuda_state_destroy(void *state);
    plain Thomas; threads per subproblem; whether it takes the pivot table,
    2D Toeplitz plans, partition.cuh), the slots of the fused level-3 and
    sums kernel (0: the sums are a separate pass) with the shortest fused
-   item (pscr_cuda_fused_eigs), and whether the kernels launch early
+   item (pscr_cuda_fused_eigs), whether the back substitution fuses too
+   (fuse_back 0: no; 1: its levels of up to 3 sums; 2: also the merged top
+   level's 4, src/levels.h), and whether the kernels launch early
    (launch.cuh). */
 void pscr_cuda_state_choices(const void *state, int *rows, int *threads, int *mdiag,
                              int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_back,

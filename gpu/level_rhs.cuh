@@ -3,7 +3,10 @@
 // eigenpair e of block B (eqs. 25 and 28),
 //   r = sum_q w_e[q] F_{d_q}  (- w_e[first] gL - w_e[last] gR in the back
 //       substitution),
-// entry t of a slab. Named scalars and pointers, not arrays: a runtime-
+// entry t of a slab. (At the merged top level, whose block has a fourth
+// element d_3 = last(B) of weight w_e[last], k_couple_back stores
+// gR = -F_{d_3}: the same formula adds that term.) Named scalars and
+// pointers, not arrays: a runtime-
 // indexed array would live in local memory.
 #ifndef PSCR_CUDA_LEVEL_RHS_CUH
 #define PSCR_CUDA_LEVEL_RHS_CUH

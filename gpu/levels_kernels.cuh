@@ -75,9 +75,16 @@ __global__ void k_couple_fwd(LevelArgs<T> L, Facs<T> F, int B, const T *cs, cons
 }
 
 // Back: gL = T(first, first-1) u_{first-1}, gR = T(last, last+1) u_{last+1}
-// per block (zero where the neighbour does not exist).
+// per block (zero where the neighbour does not exist). A block with four
+// elements of D(B) (the merged top level, src/levels.h: d_3 = last(B) =
+// n - 1, no right neighbour) gets gR = -F_{last} from the level's sources f
+// instead: level_rhs subtracts w_e[last] gR, which adds the fourth term
+// w_e[last] F_{d_3} of eq. 25, so the kernels that form right-hand sides
+// keep three sources (a fourth pointer cost k_part_sum 15 registers and
+// spills, 4095^2 R32 1.49 -> 1.56 ms, H100).
 template <class T, bool S1>
-__global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x, T *lr)
+__global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T *x,
+                              const T *f, T *lr)
 {
   pdl_gate();
   const size_t S = L.S;
@@ -92,13 +99,14 @@ __global__ void k_couple_back(LevelArgs<T> L, Facs<T> F, int B, const T *cs, con
     const T *yr = last < L.n - 1 ? xb + (size_t)(last + 1) * S : nullptr;
     const Coupling<T> kl = yl ? coupling_of(F, L.d, c, first, first - 1) : Coupling<T>{};
     const Coupling<T> kr = yr ? coupling_of(F, L.d, c, last, last + 1) : Coupling<T>{};
+    const T *fl = row[PSCR_CUDA_BLK_ND] > 3 ? f + (size_t)b * L.fs + (size_t)last * S : nullptr;
     T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
     PSCR_ENTRY_LOOP(t, S)
     {
       T gl, gr;
       couple_two<T, S1>(F, L.d + 1, kl, yl, kr, yr, t, gl, gr);
       out[t] = gl;
-      out[S + t] = gr;
+      out[S + t] = fl ? -fl[t] : gr;
     }
   }
 }
@@ -125,17 +133,19 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
 // Weighted sums of the level's solutions v_sys (entry t at v[sys vs + t vt]):
 //   forward: L_B = sum_e w_e[first] v_e, R_B = sum_e w_e[last] v_e into lr;
 //   back:    u_{d_q} = sum_e w_e[q] v_e, written over F_{d_q} in x (every
-//            read of F by this level happened in an earlier launch).
+//            read of F by this level happened in an earlier launch); the
+//            fourth sum, d_3 = last(B) with weight w_e[last], only at the
+//            merged top level (L.nds == 4, src/levels.h).
 // Two passes so that a block with thousands of eigenpairs does not become
 // one long serial loop: k_reduce_items sums each item (PSCR_CUDA_ITEM_EIGS
 // eigenpairs of one block) into `part`, k_reduce_sum adds a block's items in
 // a fixed order (deterministic; in lanes on long blocks). When every block is
 // one item (L.direct), the first pass writes the result itself.
-// (Three named accumulators, not an array: a runtime-indexed array would
-// live in local memory.)
+// (Named accumulators, not an array: a runtime-indexed array would live in
+// local memory.)
 template <class T> __device__ inline void reduce_store(const LevelArgs<T> &L, int b, int blk,
-                                                       int back, T acc0, T acc1, T acc2, T *lr,
-                                                       T *x, size_t t)
+                                                       int back, T acc0, T acc1, T acc2, T acc3,
+                                                       T *lr, T *x, size_t t)
 {
   const size_t S = L.S;
   const int *row = L.blk + (size_t)blk * PSCR_CUDA_BLK_INTS;
@@ -147,6 +157,8 @@ template <class T> __device__ inline void reduce_store(const LevelArgs<T> &L, in
       xb[(size_t)row[PSCR_CUDA_BLK_D + 1] * S + t] = acc1;
     if (nd > 2)
       xb[(size_t)row[PSCR_CUDA_BLK_D + 2] * S + t] = acc2;
+    if (nd > 3)
+      xb[(size_t)row[PSCR_CUDA_BLK_D + 3] * S + t] = acc3;
   } else {
     T *out = lr + ((size_t)b * (size_t)L.nb + (size_t)blk) * 2 * S;
     out[t] = acc0;
@@ -165,9 +177,11 @@ __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, siz
     const size_t t = idx % S, rest = idx / S;
     const int it = (int)(rest % (size_t)L.nit), b = (int)(rest / (size_t)L.nit);
     const int blk = L.items[3 * it], e0 = L.items[3 * it + 1], e1 = L.items[3 * it + 2];
-    // Weights: forward w_first, w_last; back w_0, w_1, w_2 (unused ones are zero).
+    // Weights: forward w_first, w_last; back w_0, w_1, w_2 (unused ones are
+    // zero) and w_last at a level with four elements of D(B).
     const int q0 = back ? 0 : W_FIRST, q1 = back ? 1 : W_LAST;
-    T acc0 = T(0), acc1 = T(0), acc2 = T(0);
+    const bool four = back && L.nds > 3;
+    T acc0 = T(0), acc1 = T(0), acc2 = T(0), acc3 = T(0);
     const T *vp = v + ((size_t)b * (size_t)L.ne + (size_t)e0) * vs + t * vt;
     // Unrolled: four loads of v in flight per thread (latency, not bytes,
     // limited this pass at 65-75% of DRAM bandwidth).
@@ -179,16 +193,20 @@ __global__ void k_reduce_items(LevelArgs<T> L, int B, const T *v, size_t vs, siz
       acc1 += w[q1] * val;
       if (back)
         acc2 += w[2] * val;
+      if (four)
+        acc3 += w[W_LAST] * val;
     }
     if (L.direct) {
-      reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
+      reduce_store(L, b, blk, back, acc0, acc1, acc2, acc3, lr, x, t);
     } else {
-      // Forward sums have two accumulators: the third slot stays unused.
-      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+      // Forward sums have two accumulators: the other slots stay unused.
+      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * (size_t)L.ps * S;
       out[t] = acc0;
       out[S + t] = acc1;
       if (back)
         out[2 * S + t] = acc2;
+      if (four)
+        out[3 * S + t] = acc3;
     }
   }
 }
@@ -218,39 +236,46 @@ __global__ void k_reduce_sum(LevelArgs<T> L, int B, int back, int lanes, const T
   const unsigned tl = LANES ? threadIdx.x % tile : threadIdx.x;
   const unsigned g = LANES ? threadIdx.x / tile : 0;
   T *red = reinterpret_cast<T *>(reduce_smem);
+  const bool four = back && L.nds > 3; // shared memory: 4 THREADS entries, else 3
   // The loop bound is uniform over the thread block (the barriers below).
   for (size_t base = (size_t)blockIdx.x * tile; base < count; base += (size_t)gridDim.x * tile) {
     const size_t idx = base + tl;
     const bool live = idx < count;
     const size_t t = idx % S, rest = idx / S;
     const int blk = (int)(rest % (size_t)L.nb), b = (int)(rest / (size_t)L.nb);
-    T acc0 = T(0), acc1 = T(0), acc2 = T(0);
+    T acc0 = T(0), acc1 = T(0), acc2 = T(0), acc3 = T(0);
     if (live) {
       const int it0 = L.bitem[2 * blk], it1 = it0 + L.bitem[2 * blk + 1];
       for (int it = it0 + (int)g; it < it1; it += G) {
-        const T *in = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+        const T *in = part + ((size_t)b * (size_t)L.nit + (size_t)it) * (size_t)L.ps * S;
         acc0 += in[t];
         acc1 += in[S + t];
         if (back)
           acc2 += in[2 * S + t];
+        if (four)
+          acc3 += in[3 * S + t];
       }
     }
     if constexpr (LANES) {
       red[threadIdx.x] = acc0;
       red[blockDim.x + threadIdx.x] = acc1;
       red[2 * blockDim.x + threadIdx.x] = acc2;
+      if (four)
+        red[3 * blockDim.x + threadIdx.x] = acc3;
       __syncthreads();
       if (g == 0 && live) {
         for (unsigned q = 1; q < (unsigned)G; q++) {
           acc0 += red[q * tile + tl];
           acc1 += red[blockDim.x + q * tile + tl];
           acc2 += red[2 * blockDim.x + q * tile + tl];
+          if (four)
+            acc3 += red[3 * blockDim.x + q * tile + tl];
         }
       }
       __syncthreads();
     }
     if (g == 0 && live)
-      reduce_store(L, b, blk, back, acc0, acc1, acc2, lr, x, t);
+      reduce_store(L, b, blk, back, acc0, acc1, acc2, acc3, lr, x, t);
   }
 }
 

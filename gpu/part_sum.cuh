@@ -5,7 +5,8 @@
 // other, k_part's way (partition.cuh: part_solve), and adds each solution
 // into the item's sums as it comes out of part_solve:
 //   forward: L_B += w_e[first] y_e, R_B += w_e[last] y_e;
-//   back:    u_{d_q} += w_e[q] y_e, q < |D(B)|,
+//   back:    u_{d_q} += w_e[q] y_e, q < |D(B)| (d_3 = last(B), weight
+//            w_e[last], at the merged top level: src/levels.h),
 // in eigenpair order, from zero, as k_reduce_items adds them. The sums of
 // one item stay in shared memory (thread lp keeps rows lp + j P, j < M, of
 // each; in registers they spilled: 1.2 KB per thread in double at M = 16),
@@ -28,14 +29,17 @@
 
 namespace pscr_cuda {
 
-// Sums per thread: 2 (forward) or 3 (back) of M rows each.
-template <bool BACK> constexpr int part_sum_acc() { return BACK ? 3 : 2; }
+// SUMS, the sums per entry, names the direction: 2 forward (L_B, R_B), 3
+// back, 4 back at a level with four elements of D(B) (its own
+// instantiation, real types only: part_sum_four).
+template <int SUMS> constexpr bool part_sum_back() { return SUMS > 2; }
+template <class T> constexpr bool part_sum_four() { return std::is_same<T, real_t<T>>::value; }
 
-// Shared memory per thread: k_part's, then the direction's sums of M rows.
-template <class T, int M, class F, bool BACK>
+// Shared memory per thread: k_part's, then the direction's SUMS sums of M rows.
+template <class T, int M, class F, int SUMS>
 __host__ __device__ constexpr int part_sum_smem_per_thread(int pair)
 {
-  return part_smem_per_thread<T, M, F>(pair) + part_sum_acc<BACK>() * M;
+  return part_smem_per_thread<T, M, F>(pair) + SUMS * M;
 }
 
 // Blocks per SM for the registers: two blocks of 256 threads, so 128
@@ -46,19 +50,21 @@ constexpr int part_sum_min_blocks(int NT) { return NT > 256 ? 1 : 2; }
 
 // The sums of an item += w_e y_e for the NQ systems e = eq[0 .. NQ-1] of a
 // pass, in that order; their solutions in the slot's buffers (row i at
-// i + i / M, buffer q at sb + q P (M + 1)). Weight slots q0, q1 (and 2 back).
-template <class T, int M, bool BACK, int NQ>
+// i + i / M, buffer q at sb + q P (M + 1)). Weight slots q0, q1 (then 2
+// and last back).
+template <class T, int M, int SUMS, int NQ>
 __device__ __forceinline__ void add_rows(const LevelArgs<T> &L, const int *eq, int q0, int q1,
                                          const T *sb, T *acc, int lp, int P, int nl)
 {
   const int npad = P * M;
-  T w0[NQ], w1[NQ], w2[NQ];
+  T w0[NQ], w1[NQ], w2[NQ], w3[NQ];
 #pragma unroll
   for (int q = 0; q < NQ; q++) {
     const T *w = L.w + (size_t)eq[q] * W_SLOTS;
     w0[q] = w[q0];
     w1[q] = w[q1];
-    w2[q] = BACK ? w[2] : T(0);
+    w2[q] = SUMS > 2 ? w[2] : T(0);
+    w3[q] = SUMS > 3 ? w[W_LAST] : T(0);
   }
   // Four rows at a time: fully unrolled, the compiler issued all 16 loads of
   // y and 48 of the sums first and spilled (ptxas: 40-150 bytes at 128
@@ -67,26 +73,31 @@ __device__ __forceinline__ void add_rows(const LevelArgs<T> &L, const int *eq, i
 #pragma unroll 4
   for (int j = 0; j < M; j++) {
     const int i = lp + j * P;
-    T a0 = acc[j * P], a1 = acc[npad + j * P], a2 = BACK ? acc[2 * npad + j * P] : T(0);
+    T a0 = acc[j * P], a1 = acc[npad + j * P], a2 = SUMS > 2 ? acc[2 * npad + j * P] : T(0);
+    T a3 = SUMS > 3 ? acc[3 * npad + j * P] : T(0);
 #pragma unroll
     for (int q = 0; q < NQ; q++) {
       const T y = i < nl ? sb[(size_t)q * P * (M + 1) + i + i / M] : T(0);
       a0 += w0[q] * y;
       a1 += w1[q] * y;
-      if constexpr (BACK)
+      if constexpr (SUMS > 2)
         a2 += w2[q] * y;
+      if constexpr (SUMS > 3)
+        a3 += w3[q] * y;
     }
     acc[j * P] = a0;
     acc[npad + j * P] = a1;
-    if constexpr (BACK)
+    if constexpr (SUMS > 2)
       acc[2 * npad + j * P] = a2;
+    if constexpr (SUMS > 3)
+      acc[3 * npad + j * P] = a3;
   }
 }
 
 // emax: the level's longest item, so that every slot of a thread block runs
 // the same number of passes (barriers); a slot past its item's end repeats
 // its last system and adds nothing. PAIRED: two systems per pass.
-template <class T, int M, int NT, bool PAIRED, bool BACK, class F>
+template <class T, int M, int NT, bool PAIRED, int SUMS, class F>
 __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
     k_part_sum(LevelArgs<T> L, F C, int nl, int B, const T *cs, const T *x, const T *g, T *part,
                T *lr, T *xo, int P, int stage, int emax, int *flag)
@@ -95,8 +106,8 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
   extern __shared__ double part_smem[];
   constexpr bool YS = part_ysmem<T>();
   constexpr int PAIR = PAIRED ? 2 : 1;
-  constexpr int NACC = part_sum_acc<BACK>();
-  constexpr int spt = part_sum_smem_per_thread<T, M, F, BACK>(PAIRED);
+  constexpr bool BACK = part_sum_back<SUMS>();
+  constexpr int spt = part_sum_smem_per_thread<T, M, F, SUMS>(PAIRED);
   constexpr int YB = part_yb_cols<T, M, F>();
   const int spb = blockDim.x / P;
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
@@ -119,10 +130,11 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
     const size_t unit = live ? raw : units - 1;
     const int it = (int)(unit % (size_t)L.nit), b = (int)(unit / (size_t)L.nit);
     const int blk = L.items[3 * it], e0 = L.items[3 * it + 1], e1 = L.items[3 * it + 2];
-    // Weight slots: forward first, last; back D(B) 0, 1, 2 (zero where unused).
+    // Weight slots: forward first, last; back D(B) 0, 1, 2 (zero where
+    // unused), last (SUMS 4).
     const int q0 = BACK ? 0 : W_FIRST, q1 = BACK ? 1 : W_LAST;
 #pragma unroll
-    for (int a = 0; a < NACC; a++)
+    for (int a = 0; a < SUMS; a++)
 #pragma unroll
       for (int j = 0; j < M; j++)
         acc[a * npad + j * P] = T(0);
@@ -162,9 +174,9 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
       // memory traffic (4095^2 Poisson R32 1.636 -> 1.601 ms, 2047^2 R64
       // 0.848 -> 0.825; bench/results/2026-11-24-h100-pair-sums).
       if (PAIRED && on[PAIR - 1])
-        add_rows<T, M, BACK, PAIR>(L, eq, q0, q1, sb, acc, lp, P, nl);
+        add_rows<T, M, SUMS, PAIR>(L, eq, q0, q1, sb, acc, lp, P, nl);
       else if (on[0])
-        add_rows<T, M, BACK, 1>(L, eq, q0, q1, sb, acc, lp, P, nl);
+        add_rows<T, M, SUMS, 1>(L, eq, q0, q1, sb, acc, lp, P, nl);
     }
     if (!live)
       continue;
@@ -174,18 +186,21 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
         const int i = lp + j * P;
         if (i < nl)
           reduce_store(L, b, blk, BACK, acc[j * P], acc[npad + j * P],
-                       BACK ? acc[(NACC - 1) * npad + j * P] : T(0), lr, xo, (size_t)i);
+                       SUMS > 2 ? acc[2 * npad + j * P] : T(0),
+                       SUMS > 3 ? acc[3 * npad + j * P] : T(0), lr, xo, (size_t)i);
       }
     } else {
-      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * 3 * S;
+      T *out = part + ((size_t)b * (size_t)L.nit + (size_t)it) * (size_t)L.ps * S;
 #pragma unroll
       for (int j = 0; j < M; j++) {
         const int i = lp + j * P;
         if (i < nl) {
           out[i] = acc[j * P];
           out[S + i] = acc[npad + j * P];
-          if constexpr (BACK)
-            out[2 * S + i] = acc[(NACC - 1) * npad + j * P];
+          if constexpr (SUMS > 2)
+            out[2 * S + i] = acc[2 * npad + j * P];
+          if constexpr (SUMS > 3)
+            out[3 * S + i] = acc[3 * npad + j * P];
         }
       }
     }

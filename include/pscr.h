@@ -362,7 +362,10 @@ typedef struct pscr_info {
   pscr_dtype dtype;
   int ndim;
   int n[3];               /**< sizes, n[2] = 1 in 2D */
-  int levels[2];          /**< reduction levels k of dimension 1 and (3D) 2 */
+  /** Reduction levels k of dimension 1 and (3D) 2: floor(log4 n) + 1, one
+      fewer where n = 4^j (the top two levels are one, with four
+      separators). */
+  int levels[2];
   size_t eigenpairs;      /**< eigenpairs stored, all levels and dimensions */
   size_t workspace_bytes; /**< host memory owned by the plan */
   size_t device_bytes;    /**< device memory owned by the plan */

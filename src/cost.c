@@ -52,6 +52,7 @@ typedef struct level_stats {
   double nd_e_sum;  /* sum over eigenpairs of their block's |D(B)| */
   double items;     /* CUDA reduction items (32 eigenpairs, or pscr_cuda_fused_eigs) */
   double src_back;  /* CPU back substitution: sources per eigenpair, nd + (gL) + (gR) */
+  int acc_back;     /* back accumulators per entry: 3, or 4 with |D(B)| = 4 (levels.h) */
   int direct;       /* every block is one item: one reduction pass */
   int fused;        /* CUDA: level 3 adds up the sums (gpu/part_sum.cuh: k_part_sum) */
 } level_stats;
@@ -66,6 +67,7 @@ static level_stats stats_of(const pscr_level *L, int n, int fuse_slots, int fuse
   s.nb = L->nblocks;
   s.nj = L->nj;
   s.direct = 1;
+  s.acc_back = 3;
   int ne = 0;
   for (int b = 0; b < L->nblocks; b++)
     ne += L->blocks[b].last - L->blocks[b].first + 1;
@@ -79,6 +81,8 @@ static level_stats stats_of(const pscr_level *L, int n, int fuse_slots, int fuse
     const double items = (double)((B->last - B->first + per) / per);
     s.ne += m;
     s.nd_sum += B->nd;
+    if (B->nd > s.acc_back)
+      s.acc_back = B->nd;
     s.nd_e_sum += m * B->nd;
     s.cpl_back += has_l + has_r;
     s.src_back += m * (B->nd + has_l + has_r);
@@ -171,10 +175,10 @@ static void walk_level_solve(const cost_walk *w, int d, const level_stats *s, do
     if (w->l3.serial_global)
       extra = nsys * nl * 4; /* v, cp written, read back; v rewritten (+ the write below) */
     if (s->fused) {
-      /* k_part_sum: 2 (forward) or 3 (back) accumulations per row, and
+      /* k_part_sum: 2 (forward) or 3-4 (back) accumulations per row, and
          instead of the solutions the sums (direct) or the items' partial
          sums. */
-      const double acc = back ? 3 : 2, out = back ? s->nd_sum : 2 * s->nb;
+      const double acc = back ? s->acc_back : 2, out = back ? s->nd_sum : 2 * s->nb;
       add(&w->cost[PSCR_STAGE_LEVEL3], rhs + solve + nsys * nl * acc * o->fma,
           src + B * (s->direct ? out : acc * s->items) * nl, es, 1);
       return;
@@ -196,9 +200,9 @@ static void walk_level_reduce(const cost_walk *w, int d, const level_stats *s, d
   const double S = (double)pscr_plan_slab(w->p, d), es = w->es;
   const double out = back ? s->nd_sum : 2 * s->nb; /* u on D(B), or L_B | R_B */
   pscr_cost *c = &w->cost[PSCR_STAGE_SUMS];
-  /* Per eigenpair and slab entry: 2 (forward) or 3 (back) accumulations. */
-  const double f1 = B * s->ne * S * (back ? 3 : 2) * o->fma;
-  const double acc = back ? 3 : 2;
+  /* Per eigenpair and slab entry: 2 (forward) or 3-4 (back) accumulations. */
+  const double acc = back ? s->acc_back : 2;
+  const double f1 = B * s->ne * S * acc * o->fma;
   if (s->fused) { /* the first pass was level 3's */
     if (!s->direct)
       add(c, B * s->items * S * acc * o->add, B * (acc * s->items + out) * S, es, 1);
@@ -208,7 +212,7 @@ static void walk_level_reduce(const cost_walk *w, int d, const level_stats *s, d
     add(c, f1, B * (s->ne + out) * S, es, 1);
     return;
   }
-  /* Partial sums per item: the accumulators, 2 (forward) or 3 (back). */
+  /* Partial sums per item: the accumulators. */
   add(c, f1, B * (s->ne + acc * s->items) * S, es, 1);
   /* Second pass: the sums of the block's items. */
   add(c, B * s->items * S * acc * o->add, B * (acc * s->items + out) * S, es, 1);
@@ -264,7 +268,8 @@ static void walk_dim(const cost_walk *w, int d, double B)
     level_stats s = stats_of(&lv->level[i - 1], p->n[d], fuse, p->level3_fuse_min);
     if (s.nb == 0)
       continue;
-    s.fused = s.fused && p->level3_fuse_back; /* the items stay those of the fused sizing */
+    /* The items stay those of the fused sizing. */
+    s.fused = s.fused && p->level3_fuse_back >= (s.acc_back > 3 ? 2 : 1);
     /* k_couple_back: gL, gR of every block (zeros where no neighbour). */
     add(cpl, B * s.cpl_back * one, B * (s.cpl_back + 2 * s.nb) * S, es, 1);
     walk_level_solve(w, d, &s, B, 1);

@@ -66,7 +66,8 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   size_t total = 0, item_off[2] = {0, 0}, thr_off[2] = {0, 0};
   for (int d = 0; d < p->ndim - 1; d++) {
     size_t S = pscr_plan_slab(p, d), owners = d == 0 ? 1 : P;
-    ws->item_stride[d] = pscr_pad((size_t)p->lv[d].max_items * 3 * S, es);
+    ws->item_stride[d] =
+        pscr_pad((size_t)p->lv[d].max_items * (size_t)pscr_item_sums(&p->lv[d]) * S, es);
     ws->thr_stride[d] = pscr_pad((PSCR_LANES + 4) * S, es);
     item_off[d] = total;
     total += owners * ws->item_stride[d];

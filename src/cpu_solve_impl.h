@@ -114,10 +114,10 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
  */
 typedef struct PSCR_SUF(group) {
   int nsrc, nout;
-  const PSCR_SCALAR *src[5];
-  PSCR_SCALAR cin[5][PSCR_LANES];
-  PSCR_SCALAR *out[3];
-  PSCR_SCALAR cout[3][PSCR_LANES];
+  const PSCR_SCALAR *src[PSCR_D_MAX + 2];
+  PSCR_SCALAR cin[PSCR_D_MAX + 2][PSCR_LANES];
+  PSCR_SCALAR *out[PSCR_D_MAX];
+  PSCR_SCALAR cout[PSCR_D_MAX][PSCR_LANES];
   PSCR_SCALAR shift[PSCR_LANES];
 } PSCR_SUF(group);
 
@@ -188,13 +188,15 @@ static void PSCR_SUF(group_fill)(PSCR_SUF(group) * G, const pscr_plan *p, int d,
     const PSCR_SCALAR *w = W + e * PSCR_W_SLOTS;
     G->shift[l] = c + lam[e];
     for (int q = 0; q < B->nd; q++)
-      G->cin[q][l] = live ? w[q] : 0;
+      G->cin[q][l] = live ? w[pscr_d_slot(q)] : 0;
     if (first_src >= 0)
       G->cin[first_src][l] = live ? -w[PSCR_W_FIRST] : 0;
     if (last_src >= 0)
       G->cin[last_src][l] = live ? -w[PSCR_W_LAST] : 0;
     for (int o = 0; o < G->nout; o++)
-      G->cout[o][l] = !live ? 0 : back ? w[o] : w[o == 0 ? PSCR_W_FIRST : PSCR_W_LAST];
+      G->cout[o][l] = !live  ? 0
+                      : back ? w[pscr_d_slot(o)]
+                             : w[o == 0 ? PSCR_W_FIRST : PSCR_W_LAST];
   }
 }
 
@@ -264,6 +266,8 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
   const pscr_levels *lv = &p->lv[d];
   const size_t S = pscr_plan_slab(p, d);
   const int n = p->n[d], top = d == 0;
+  /* Each work item's partial sums: IS = pscr_item_sums slabs. */
+  const size_t IS = (size_t)pscr_item_sums(lv) * S;
   PSCR_SCALAR *items =
       (PSCR_SCALAR *)ws->item_buf[d] + (size_t)(top ? 0 : owner) * ws->item_stride[d];
   int bad = 0;
@@ -279,7 +283,7 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
 #pragma omp for schedule(dynamic, 1)
       for (int it = 0; it < L->nitems; it++) {
         const pscr_item *item = &L->items[it];
-        PSCR_SCALAR *lr[2] = {items + (size_t)it * 3 * S, items + (size_t)it * 3 * S + S};
+        PSCR_SCALAR *lr[2] = {items + (size_t)it * IS, items + (size_t)it * IS + S};
         memset(lr[0], 0, 2 * S * sizeof *lr[0]);
         bad |= PSCR_SUF(item)(p, d, i, c, &L->blocks[item->block], item, x, NULL, NULL, lr, 0,
                               r, me);
@@ -287,9 +291,9 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
       /* Sum the items of each block into its first item's buffers. */
 #pragma omp for schedule(static)
       for (int b = 0; b < L->nblocks; b++) {
-        PSCR_SCALAR *acc = items + (size_t)L->block_item0[b] * 3 * S;
+        PSCR_SCALAR *acc = items + (size_t)L->block_item0[b] * IS;
         for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
-          const PSCR_SCALAR *part = items + (size_t)it * 3 * S;
+          const PSCR_SCALAR *part = items + (size_t)it * IS;
           for (size_t t = 0; t < 2 * S; t++)
             acc[t] += part[t];
         }
@@ -300,11 +304,11 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
         int j = L->j[q];
         PSCR_SCALAR *xj = x + (size_t)j * S;
         if (L->jleft[q] >= 0) {
-          const PSCR_SCALAR *rb = items + (size_t)L->block_item0[L->jleft[q]] * 3 * S + S;
+          const PSCR_SCALAR *rb = items + (size_t)L->block_item0[L->jleft[q]] * IS + S;
           PSCR_SUF(coupling)(p, d, c, j, j - 1, rb, xj, 1, mass, stiff);
         }
         if (L->jright[q] >= 0) {
-          const PSCR_SCALAR *lb = items + (size_t)L->block_item0[L->jright[q]] * 3 * S;
+          const PSCR_SCALAR *lb = items + (size_t)L->block_item0[L->jright[q]] * IS;
           PSCR_SUF(coupling)(p, d, c, j, j + 1, lb, xj, 1, mass, stiff);
         }
       }
@@ -323,8 +327,8 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
       for (int it = 0; it < L->nitems; it++) {
         const pscr_item *item = &L->items[it];
         const pscr_block *B = &L->blocks[item->block];
-        PSCR_SCALAR *acc = items + (size_t)it * 3 * S;
-        PSCR_SCALAR *outs[3] = {acc, acc + S, acc + 2 * S};
+        PSCR_SCALAR *acc = items + (size_t)it * IS;
+        PSCR_SCALAR *outs[PSCR_D_MAX] = {acc, acc + S, acc + 2 * S, B->nd > 3 ? acc + 3 * S : NULL};
         memset(acc, 0, (size_t)B->nd * S * sizeof *acc);
         const int has_l = B->first > 0, has_r = B->last < n - 1;
         if (has_l)
@@ -342,10 +346,10 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
         const pscr_block *B = &L->blocks[b];
         for (int q = 0; q < B->nd; q++) {
           PSCR_SCALAR *u = x + (size_t)B->d[q] * S;
-          const PSCR_SCALAR *a0 = items + (size_t)L->block_item0[b] * 3 * S + (size_t)q * S;
+          const PSCR_SCALAR *a0 = items + (size_t)L->block_item0[b] * IS + (size_t)q * S;
           memcpy(u, a0, S * sizeof *u);
           for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
-            const PSCR_SCALAR *a = items + (size_t)it * 3 * S + (size_t)q * S;
+            const PSCR_SCALAR *a = items + (size_t)it * IS + (size_t)q * S;
             for (size_t t = 0; t < S; t++)
               u[t] += a[t];
           }

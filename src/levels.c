@@ -6,19 +6,24 @@
 
 #include "error.h"
 
+/* Free one level's tables. */
+static void pscr_level_free(pscr_level *L)
+{
+  free(L->blocks);
+  free(L->items);
+  free(L->block_item0);
+  free(L->j);
+  free(L->jleft);
+  free(L->jright);
+  memset(L, 0, sizeof *L);
+}
+
 void pscr_levels_free(pscr_levels *lv)
 {
   if (!lv || !lv->level)
     return;
-  for (int i = 0; i < lv->k; i++) {
-    pscr_level *L = &lv->level[i];
-    free(L->blocks);
-    free(L->items);
-    free(L->block_item0);
-    free(L->j);
-    free(L->jleft);
-    free(L->jright);
-  }
+  for (int i = 0; i < lv->k; i++)
+    pscr_level_free(&lv->level[i]);
   free(lv->level);
   memset(lv, 0, sizeof *lv);
 }
@@ -32,12 +37,55 @@ static int pscr_levels_count(int n)
   return k;
 }
 
-pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk)
+/*
+ * n = 4^j (levels.h): the top level is the block 0..n-1 with D = {n-1}, the
+ * level below it the one block 0..n-2 with 3 elements of D. Make the latter
+ * the block 0..n-1 with D(B) + {n-1} and drop the former. The merged block's
+ * eigenpairs are the top block's (n of them, where it had n - 1): the
+ * eigen data of the dropped level were the last lv->neig entries.
+ */
+static pscr_status pscr_levels_merge_top(pscr_levels *lv, int chunk)
+{
+  const int n = lv->n;
+  if (lv->k < 2)
+    return PSCR_SUCCESS;
+  pscr_level *top = &lv->level[lv->k - 1], *below = &lv->level[lv->k - 2];
+  if (top->nblocks != 1 || top->blocks[0].nd != 1 || top->blocks[0].d[0] != n - 1 ||
+      below->nblocks != 1 || below->blocks[0].last != n - 2 || below->blocks[0].nd != 3)
+    return PSCR_SUCCESS; /* not n = 4^j */
+  int nitems = (n + chunk - 1) / chunk;
+  pscr_item *items = malloc((size_t)nitems * sizeof *items);
+  if (!items)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level %d of order %d", lv->k - 1, n);
+  for (int t = 0, e = 0; e < n; t++, e += chunk)
+    items[t] = (pscr_item){.block = 0, .e0 = e, .e1 = e + chunk < n ? e + chunk : n};
+  pscr_block *B = &below->blocks[0];
+  lv->neig -= (size_t)(B->last - B->first + 1); /* B's n - 1 eigenpairs become n */
+  B->last = n - 1;
+  B->d[B->nd++] = n - 1;
+  lv->bytes += (size_t)(nitems - below->nitems) * sizeof *items;
+  free(below->items);
+  below->items = items;
+  below->nitems = nitems;
+  below->block_item0[1] = nitems;
+  below->nj = 0; /* the top level: J empty, as J_k above */
+  pscr_level_free(top);
+  lv->k--;
+  lv->max_nd = PSCR_D_MAX;
+  lv->max_items = 0;
+  for (int i = 0; i < lv->k; i++)
+    if (lv->level[i].nitems > lv->max_items)
+      lv->max_items = lv->level[i].nitems;
+  return PSCR_SUCCESS;
+}
+
+pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk, int merge)
 {
   pscr_status st = PSCR_SUCCESS;
   memset(lv, 0, sizeof *lv);
   lv->n = n;
   lv->k = pscr_levels_count(n);
+  lv->max_nd = 1;
   /* in_prev[x]: x in J_{i-1}; in_cur[x]: x in J_i; blk_end/blk_start: stored
      block ending / starting at x. */
   char *in_prev = calloc((size_t)n, 1), *in_cur = calloc((size_t)n, 1);
@@ -84,6 +132,8 @@ pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk)
         x++;
       }
       B.last = x - 1;
+      if (B.nd > lv->max_nd)
+        lv->max_nd = B.nd;
       if (B.nd == 0)
         continue; /* D(B) empty: no work at this level (e.g. n = 17, level 2, B = {17}) */
       B.eig = lv->neig;
@@ -121,6 +171,8 @@ pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk)
     in_prev = in_cur;
     in_cur = t;
   }
+  if (merge)
+    st = pscr_levels_merge_top(lv, chunk);
 out:
   free(in_prev);
   free(in_cur);

@@ -246,13 +246,20 @@ static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
  */
 static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
 {
+  /* Rows of the slots 0 .. PSCR_W_SLOTS-1 (levels.h): D(B) up to 3, first,
+     last. A fourth element of D(B) is last(B), slot PSCR_W_LAST. Slots
+     past nd (up to 3) are unused and stay zero. */
   int m = B->last - B->first + 1, row[PSCR_W_SLOTS], slot_of[PSCR_W_SLOTS], sel[PSCR_W_SLOTS];
-  int nslot = 0, nsel = 0;
+  int nsel = 0;
+  for (int q = 0; q < PSCR_W_SLOTS; q++)
+    row[q] = -1;
   for (int q = 0; q < B->nd; q++)
-    row[nslot++] = B->d[q] - B->first;
-  row[nslot++] = 0;     /* first(B) */
-  row[nslot++] = m - 1; /* last(B) */
-  for (int q = 0; q < nslot; q++) {
+    row[pscr_d_slot(q)] = B->d[q] - B->first;
+  row[PSCR_W_FIRST] = 0;
+  row[PSCR_W_LAST] = m - 1;
+  for (int q = 0; q < PSCR_W_SLOTS; q++) {
+    if (row[q] < 0)
+      continue;
     int k = 0;
     while (k < nsel && sel[k] != row[q])
       k++;
@@ -317,16 +324,15 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
       wv[t] *= sqrt(sm);
   }
   if (st == PSCR_SUCCESS) {
-    /* Scatter: slots 0..nd-1 hold D(B), then first and last. */
+    /* Scatter into the slots. */
     char *w = (char *)p->w[d] + B->eig * PSCR_W_SLOTS * p->celem;
     for (int e = 0; e < m; e++) {
       char *dst = w + (size_t)e * PSCR_W_SLOTS * p->celem;
       const char *src = (const char *)wsel + (size_t)e * nsel * p->celem;
       memset(dst, 0, PSCR_W_SLOTS * p->celem);
-      for (int q = 0; q < nslot; q++) {
-        int slot = q < B->nd ? q : (q == B->nd ? PSCR_W_FIRST : PSCR_W_LAST);
-        memcpy(dst + (size_t)slot * p->celem, src + (size_t)slot_of[q] * p->celem, p->celem);
-      }
+      for (int q = 0; q < PSCR_W_SLOTS; q++)
+        if (row[q] >= 0)
+          memcpy(dst + (size_t)q * p->celem, src + (size_t)slot_of[q] * p->celem, p->celem);
     }
   }
   free(scratch);
@@ -341,7 +347,11 @@ typedef struct pscr_task {
 static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
 {
   pscr_levels *lv = &p->lv[d];
-  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_CHUNK);
+  /* The merged top level of n = 4^j (levels.h) unless PSCR_MERGE_TOP=0 is in
+     the environment (tests and benchmarks compare the two). */
+  const char *me = getenv("PSCR_MERGE_TOP");
+  const int merge = !(me && me[0] == '0' && me[1] == 0);
+  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_CHUNK, merge);
   if (st)
     return st;
   p->host_bytes += lv->bytes;

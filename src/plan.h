@@ -63,8 +63,10 @@ struct pscr_plan {
   /* level3_pivot_table: it takes the chunks' pivots from a table (pscr_info). */
   int level3_pivot_table;
   /* CUDA, 2D: the slots of the level-3 kernel that adds up the weighted sums
-     (0: none), whether the back substitution does so too (else the forward
-     reduction only) and the shortest item it takes (pscr_cuda_fused_eigs). */
+     (0: none), whether the back substitution does so too (0: the forward
+     reduction only; 1: back levels of up to 3 sums; 2: also the 4 of a
+     merged top level, levels.h) and the shortest item it takes
+     (pscr_cuda_fused_eigs). */
   int level3_fuse_slots, level3_fuse_back, level3_fuse_min;
   /* cuda_early_launch: the CUDA kernels launch early (pscr_info). */
   int cuda_early_launch;

@@ -13,7 +13,8 @@
  * the float bound of test_single.c; the level-3 solver's paired mode
  * (PSCR_CUDA_PAIR) against the unpaired one, its Toeplitz factors
  * (uniform meshes, PSCR_CUDA_TOEPLITZ) bitwise equal to the factor table,
- * and its fused weighted sums (PSCR_CUDA_FUSE) against the separate pass.
+ * and its fused weighted sums (PSCR_CUDA_FUSE) against the separate pass;
+ * the merged top level of n = 4^j against the plain levels (PSCR_MERGE_TOP).
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
  * exits 77 (ctest skip) when the CUDA backend or a device is not available.
@@ -785,6 +786,82 @@ START_TEST(fused_against_unfused)
 }
 END_TEST
 
+/* The merged top level of n = 4^j (src/levels.h: one block with four
+   coupling rows instead of a level holding the last row alone) against the
+   plain level structure (PSCR_MERGE_TOP=0): real and complex, double and
+   float, 2D and 3D (a merged first dimension that runs the slab kernels and
+   a merged Thomas dimension), the weighted sums fused (PSCR_CUDA_FUSE=1: the
+   back pass of the top level with its four sums where that kernel fits,
+   real types) and separate (=0), two rows-per-thread choices. One level
+   fewer in each dimension of order 4^j; the solutions agree to rounding
+   (other operations), both meet the bound; the profiled solve makes exactly
+   the cost model's launches (four-sum back fusion included) and a batch of
+   3 gives bitwise its single solves. */
+static const int merge_sizes[][3] = {{64, 257, 0}, {256, 100, 0}, {1024, 65, 0}, {16, 64, 33}};
+#define N_MERGE_SIZES ((int)(sizeof merge_sizes / sizeof merge_sizes[0]))
+static const int merge_rows[] = {4, 16};
+
+static pscr_plan *make_merge_plan(const op *o, const char *merge, const char *fuse, int rows)
+{
+  ck_assert_int_eq(setenv("PSCR_MERGE_TOP", merge, 1), 0);
+  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", fuse, 1), 0);
+  pscr_plan *plan = make_batch_plan(o, 3, rows);
+  ck_assert_int_eq(unsetenv("PSCR_MERGE_TOP"), 0);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  return plan;
+}
+
+static int is_power_of_4(int n)
+{
+  while (n > 1 && n % 4 == 0)
+    n /= 4;
+  return n == 1;
+}
+
+START_TEST(merged_top_against_plain)
+{
+  const int rows = merge_rows[_i % 2], fuse = (_i / 2) % 2, rest = _i / 4;
+  const int cplx = rest % 2, single = (rest / 2) % 2, *sz = merge_sizes[rest / 4];
+  const int ndim = sz[2] ? 3 : 2;
+  op o;
+  make_op(&o, cplx ? RANDOM_COMPLEX : RANDOM_SPD, ndim, sz, 9970u + (uint64_t)_i);
+  if (single)
+    op_to_single(&o);
+  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  const char *fs = fuse ? "1" : "0";
+  pscr_plan *pm = make_merge_plan(&o, "1", fs, rows), *pp = make_merge_plan(&o, "0", fs, rows);
+  pscr_info im, ip;
+  ck_assert_int_eq(pscr_plan_info(pm, &im), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_info(pp, &ip), PSCR_SUCCESS);
+  for (int d = 0; d < ndim - 1; d++)
+    ck_assert_msg(im.levels[d] == ip.levels[d] - is_power_of_4(sz[d]),
+                  "case %d dim %d (n %d): %d levels merged, %d plain", _i, d, sz[d],
+                  im.levels[d], ip.levels[d]);
+
+  void *f = random_vector(&o, 9980u + (uint64_t)_i);
+  void *um = malloc(bytes), *up = malloc(bytes);
+  ck_assert(um && up);
+  ck_assert_int_eq(pscr_solve(pm, f, um), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(pp, f, up), PSCR_SUCCESS);
+  const double rel = tu_diff_inf(o.dtype, N, up, um) / tu_norm_inf(o.dtype, N, up);
+  const double tol = single ? 1e3 * FLT_EPSILON : REL_DIFF;
+  const double bm = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), um, f);
+  const double bp = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), up, f);
+  if (_i % 5 == 0)
+    printf("merged case %d (%d x %d x %d %s rows %d fuse %d, levels %d against %d): relative "
+           "difference %.2e, backward errors %.2e merged, %.2e plain\n",
+           _i, sz[0], sz[1], ndim == 3 ? sz[2] : 1, dtype_names[o.dtype], rows, fuse,
+           im.levels[0], ip.levels[0], rel, bm, bp);
+  ck_assert_msg(rel <= tol, "case %d (%s rows %d fuse %d): merged differs by %.3e (relative)",
+                _i, dtype_names[o.dtype], rows, fuse, rel);
+  ck_assert_msg(bm <= case_bound(&o), "case %d: merged backward error %.3e", _i, bm);
+  ck_assert_msg(bp <= case_bound(&o), "case %d: plain backward error %.3e", _i, bp);
+  check_profile(pm, &o, f, um, bytes);
+  check_batch3(pm, &o, 9990u + 3u * (uint64_t)_i, "merged", _i);
+  free_ab(pm, pp, f, um, up, &o);
+}
+END_TEST
+
 /* Repeated solves of one input are bitwise identical: 5 pscr_solve and
    5 pscr_solve_device calls (the kernels use no atomics in their arithmetic
    and a fixed launch configuration per plan). */
@@ -1516,6 +1593,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, pivot_table_against_none, 0, 8 * N_PIVTAB_SIZES);
   tcase_add_loop_test(tc, pivot_table_not_used, 0, 4);
   tcase_add_loop_test(tc, fused_against_unfused, 0, N_FUSE_SIZES * 4 * N_FUSE_ROWS);
+  tcase_add_loop_test(tc, merged_top_against_plain, 0, N_MERGE_SIZES * 16);
   tcase_add_loop_test(tc, early_launch_against_serial, 0, 8);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
   tcase_add_loop_test(tc, error_mid_solve, 0, 2);

@@ -1,6 +1,7 @@
 /*
  * Level structure (DESIGN.md section 2) against a direct transcription of the
- * definitions for every n up to 1100 and around powers of 4.
+ * definitions for every n up to 1100 and around powers of 4, and the merged
+ * top level of n = 4^j against the plain structure.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,7 +12,7 @@
 static void check_levels(int n, int chunk)
 {
   pscr_levels lv;
-  ck_assert_int_eq(pscr_levels_build(&lv, n, chunk), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_levels_build(&lv, n, chunk, 0), PSCR_SUCCESS);
   int k = 0;
   for (long m = n; m > 0; m /= 4)
     k++;
@@ -113,12 +114,91 @@ START_TEST(powers_of_four)
 }
 END_TEST
 
+/* Levels 0 .. count-1 of a and b are the same. */
+static void check_same_levels(const pscr_levels *a, const pscr_levels *b, int count)
+{
+  for (int i = 0; i < count; i++) {
+    const pscr_level *x = &a->level[i], *y = &b->level[i];
+    ck_assert_int_eq(x->nblocks, y->nblocks);
+    ck_assert_int_eq(x->nitems, y->nitems);
+    ck_assert_int_eq(x->nj, y->nj);
+    ck_assert(!memcmp(x->blocks, y->blocks, (size_t)x->nblocks * sizeof *x->blocks));
+    ck_assert(!memcmp(x->items, y->items, (size_t)x->nitems * sizeof *x->items));
+    ck_assert(!memcmp(x->j, y->j, (size_t)x->nj * sizeof(int)));
+    ck_assert(!memcmp(x->jleft, y->jleft, (size_t)x->nj * sizeof(int)));
+    ck_assert(!memcmp(x->jright, y->jright, (size_t)x->nj * sizeof(int)));
+  }
+}
+
+/* The merged structure (levels.h): the plain one unless n = 4^j; for 4^j the
+   plain levels below the top two, then one block 0..n-1 with D = {n/4,
+   n/2, 3n/4, n} (1-based) and n eigenpairs. */
+START_TEST(merged_top_level)
+{
+  int sizes[1100 + 3 * 8], ns = 0;
+  for (int n = 1; n <= 1100; n++)
+    sizes[ns++] = n;
+  for (int j = 6; j <= 8; j++)
+    for (int o = -1; o <= 1; o++)
+      sizes[ns++] = (1 << (2 * j)) + o;
+  for (int at = 0; at < ns; at++) {
+    const int n = sizes[at];
+    int pow4 = 0;
+    for (long p = 4; p <= n; p *= 4)
+      pow4 |= p == n;
+    for (int chunk = 1; chunk <= 32; chunk += 31) {
+      pscr_levels plain, merged;
+      ck_assert_int_eq(pscr_levels_build(&plain, n, chunk, 0), PSCR_SUCCESS);
+      ck_assert_int_eq(pscr_levels_build(&merged, n, chunk, 1), PSCR_SUCCESS);
+      ck_assert_int_le(plain.max_nd, 3);
+      if (!pow4) {
+        ck_assert_int_eq(merged.k, plain.k);
+        ck_assert_int_eq((long)merged.neig, (long)plain.neig);
+        ck_assert_int_eq(merged.max_nd, plain.max_nd);
+        ck_assert_int_eq(merged.max_items, plain.max_items);
+        check_same_levels(&merged, &plain, plain.k);
+      } else {
+        const int k = merged.k;
+        ck_assert_int_eq(k, plain.k - 1);
+        ck_assert_int_eq(merged.max_nd, 4);
+        ck_assert_int_eq((long)merged.neig, (long)plain.neig - (n - 1));
+        check_same_levels(&merged, &plain, k - 1);
+        const pscr_level *T = &merged.level[k - 1];
+        ck_assert_int_eq(T->nblocks, 1);
+        ck_assert_int_eq(T->nj, 0);
+        const pscr_block *B = &T->blocks[0];
+        ck_assert_int_eq(B->first, 0);
+        ck_assert_int_eq(B->last, n - 1);
+        ck_assert_int_eq(B->nd, 4);
+        for (int q = 0; q < 4; q++)
+          ck_assert_int_eq(B->d[q], (q + 1) * (n / 4) - 1);
+        ck_assert_int_eq((long)B->eig, (long)plain.level[k - 1].blocks[0].eig);
+        ck_assert_int_eq((long)(B->eig + (size_t)n), (long)merged.neig);
+        int e = 0, most = 0;
+        for (int it = 0; it < T->nitems; it++) {
+          ck_assert_int_eq(T->items[it].block, 0);
+          ck_assert_int_eq(T->items[it].e0, e);
+          ck_assert_int_le(T->items[it].e1 - T->items[it].e0, chunk);
+          e = T->items[it].e1;
+        }
+        ck_assert_int_eq(e, n);
+        for (int i = 0; i < k; i++)
+          most = merged.level[i].nitems > most ? merged.level[i].nitems : most;
+        ck_assert_int_eq(merged.max_items, most);
+      }
+      pscr_levels_free(&plain);
+      pscr_levels_free(&merged);
+    }
+  }
+}
+END_TEST
+
 START_TEST(paper_example)
 {
   /* n = 17 (DESIGN.md): J_1 = {4,8,12,16}, J_2 = {16}; level 2 block {17} has
      D(B) empty and is not stored, so level 2 holds the single block 1..15. */
   pscr_levels lv;
-  ck_assert_int_eq(pscr_levels_build(&lv, 17, 32), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_levels_build(&lv, 17, 32, 1), PSCR_SUCCESS);
   ck_assert_int_eq(lv.k, 3);
   ck_assert_int_eq(lv.level[1].nblocks, 1);
   ck_assert_int_eq(lv.level[1].blocks[0].first, 0);
@@ -137,6 +217,7 @@ int main(void)
   tcase_add_test(tc, all_small_n);
   tcase_add_test(tc, powers_of_four);
   tcase_add_test(tc, paper_example);
+  tcase_add_test(tc, merged_top_level);
   suite_add_tcase(s, tc);
   return tu_run_suite(s);
 }

@@ -11,6 +11,7 @@
  * ||Au - f||_inf / (||A||_inf ||u||_inf + ||f||_inf) <= 1e-13 (real),
  * <= 1e-11 (complex).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include <math.h>
 #include <omp.h>
 #include <stdio.h>
@@ -154,6 +155,67 @@ START_TEST(solve_powers_of_four)
   int k = _i / 3 + 1, n[2] = {(1 << (2 * k)) + _i % 3 - 1, 3};
   double bound = fmax(BERR_REAL, 10.0 * n[0] * DBL_EPSILON);
   check_solve_bound(_i % 2 ? RANDOM_SPD : POISSON, 2, n, 4000u + (uint64_t)_i, bound);
+}
+END_TEST
+
+/* n = 4^j merges the top two levels (src/levels.h): the same solves with
+   the plain structure (PSCR_MERGE_TOP=0) for every kind, 2D and 3D, n = 4^j
+   in either reduced dimension. Both meet the backward error bound, agree
+   to far better than either is from a wrong answer, and the merged plan
+   has one level fewer where n = 4^j. */
+static const struct { kind k; int ndim, n[3]; } merged_cases[] = {
+    {POISSON, 2, {4, 5, 1}},         {POISSON, 2, {16, 7, 1}},
+    {RANDOM_SPD, 2, {64, 9, 1}},     {HELMHOLTZ, 2, {256, 6, 1}},
+    {RANDOM_COMPLEX, 2, {1024, 3, 1}}, {POISSON, 2, {4096, 3, 1}},
+    {POISSON, 3, {16, 16, 4}},       {RANDOM_COMPLEX, 3, {5, 64, 3}},
+    {HELMHOLTZ, 3, {64, 4, 5}},
+};
+#define N_MERGED ((int)(sizeof merged_cases / sizeof merged_cases[0]))
+
+START_TEST(merged_top_equals_plain)
+{
+  op o;
+  make_op(&o, merged_cases[_i].k, merged_cases[_i].ndim, merged_cases[_i].n, 5000u + (uint64_t)_i);
+  const int ndim = o.ndim;
+  const size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 5100u + (uint64_t)_i);
+  void *u[2] = {malloc(N * es), malloc(N * es)};
+  int levels[2][2];
+  double berr[2];
+  const double bound = o.dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL;
+  for (int plain = 0; plain < 2; plain++) {
+    if (plain)
+      setenv("PSCR_MERGE_TOP", "0", 1);
+    pscr_plan *plan;
+    pscr_status st = pscr_plan_create(&plan, o.dtype, ndim, o.pencils, o.shift, tu_cpu_options());
+    unsetenv("PSCR_MERGE_TOP");
+    ck_assert_msg(st == PSCR_SUCCESS, "plan: %s", pscr_last_error());
+    ck_assert_int_eq(pscr_solve(plan, f, u[plain]), PSCR_SUCCESS);
+    pscr_info info;
+    ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+    levels[plain][0] = info.levels[0];
+    levels[plain][1] = info.levels[1];
+    berr[plain] = tu_backward_error(o.dtype, ndim, o.pencils, o.shift, u[plain], f);
+    ck_assert_msg(berr[plain] <= bound, "%s: backward error %.3e > %.0e", plain ? "plain" : "merged",
+                  berr[plain], bound);
+    pscr_plan_destroy(plan);
+  }
+  for (int d = 0; d < ndim - 1; d++) {
+    const int n = o.pencils[d].n;
+    int pow4 = 0;
+    for (int p = 4; p <= n; p *= 4)
+      pow4 |= p == n;
+    ck_assert_int_eq(levels[0][d], levels[1][d] - pow4);
+  }
+  const double rel = tu_diff_inf(o.dtype, N, u[0], u[1]) / tu_norm_inf(o.dtype, N, u[1]);
+  printf("merged top %-15s %dD n=%d,%d,%d: backward errors %.2e merged, %.2e plain, rel diff %.2e\n",
+         kind_name[merged_cases[_i].k], ndim, merged_cases[_i].n[0], merged_cases[_i].n[1],
+         merged_cases[_i].n[2], berr[0], berr[1], rel);
+  ck_assert_msg(rel <= 1e-9, "merged and plain solutions differ by %.3e", rel);
+  free(f);
+  free(u[0]);
+  free(u[1]);
+  op_free(&o);
 }
 END_TEST
 
@@ -976,6 +1038,7 @@ static Suite *solve_suite(void)
   tcase_set_timeout(tc, 600);
   tcase_add_loop_test(tc, solve_large, 0, 5);
   tcase_add_loop_test(tc, solve_powers_of_four, 0, 21);
+  tcase_add_loop_test(tc, merged_top_equals_plain, 0, N_MERGED);
   tcase_add_loop_test(tc, helmholtz_high_wavenumber, 0, 4);
   suite_add_tcase(s, tc);
   tc = tcase_create("near_resonance");
