@@ -308,6 +308,9 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   PSCR_CUDA_GOTO(st, fail, cudaSetDevice(v->device));
   PSCR_CUDA_GOTO(st, fail,
                  cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, v->device));
+  PSCR_CUDA_GOTO(st, fail,
+                 cudaDeviceGetAttribute(&s->sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
+                                        v->device));
   // Programmatic dependent launch (launch.cuh) where the kernels have their
   // gates. PSCR_CUDA_PDL=0 in the environment: off (A/B measurements).
   {

@@ -410,7 +410,7 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
 // Lanes per entry of k_reduce_sum (a power of two, at most 32): as many
 // as the level's blocks have items on average, while the lanes of one
 // right-hand side's entries stay within half the device's resident threads
-// (2048 per SM). Depends on the level and the device only. H100, 4095^2
+// (State::sm_threads per SM). Depends on the level and the device only. H100, 4095^2
 // Poisson: float 1.515 -> 1.484 ms, double 2.745 -> 2.680 ms. Half the
 // resident threads measured best, against all of them or a quarter
 // (bench/results/2026-11-24-h100-reduce-lanes).
@@ -418,7 +418,7 @@ template <class T> int reduce_lanes(const State *s, const LevelArgs<T> &L, int B
 {
   const size_t per_blk = (size_t)L.nit / (size_t)L.nb;
   const size_t entries = (size_t)(B / (nrhs > 0 ? nrhs : 1)) * (size_t)L.nb * L.S;
-  const size_t half = (size_t)s->sms * 1024;
+  const size_t half = (size_t)s->sms * (size_t)(s->sm_threads / 2);
   int lanes = 1;
   while (lanes < 32 && 2 * (size_t)lanes <= per_blk && 2 * (size_t)lanes * entries <= half)
     lanes *= 2;

@@ -82,6 +82,7 @@ struct State {
   int fuse_back;       // the back substitution's fused levels fuse too (else forward only)
   int fuse_back4;      // so does a back level with four sums (merged top level, real types)
   int sms;             // multiprocessors of the device
+  int sm_threads;      // resident threads per multiprocessor (2048 on H100, 1536 on some)
   int pdl;             // kernels may start early (launch.cuh; pdl_supported)
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
