@@ -414,6 +414,9 @@ typedef struct pscr_info {
    * 1 when the back substitution adds up the sums of those levels too; 0
    * when only the forward reduction does (its kernel keeps two sums per
    * row, the back substitution's three: double at 16 rows per thread).
+   * (The merged top level of n = 4^j, whose back pass keeps four sums,
+   * fuses only in real plans and where that kernel still keeps 16 warps
+   * per SM; otherwise its sums are a separate pass.)
    */
   int level3_fused_back;
   /**
