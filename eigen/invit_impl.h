@@ -390,7 +390,6 @@ typedef struct EIG(tbatch) {
 typedef struct EIG(sweep) {
   EIG(ring) ring;
   EIG_T *work;    /* 14 n: LU factors, x, y, coefficients */
-  EIG(v) *mz;     /* M z of a batch: EIG_TW_NV n lane vectors */
   EIG(v) *bcoef;  /* block coefficients: EIG_TW_NV n lane vectors */
   eig_vm *member; /* block window masks: EIG_TW_NV n */
   unsigned char *ip;
@@ -445,27 +444,34 @@ static int EIG(tw_accept)(const EIG(ictx) * cx, const EIG(twres) * r, EIG_T sigm
          ag <= EIG_TW_RESID * cx->n * eps * nrm * r->zinf;
 }
 
-/* Per lane max |z_i| (|re| + |im|), NaN-propagating. */
-static void EIG(lane_norms)(int n, const EIG(v) * z, eig_vd *nrm)
-{
-  for (int b = 0; b < EIG_TW_NV; b++) {
-    eig_vd m = eig_vd_splat(0.0), sum = m;
-    for (int i = 0; i < n; i++) {
-      eig_vd a = EIG(v_abs1)(z[(size_t)i * EIG_TW_NV + b]);
-      m = eig_vd_sel((eig_vm)(a > m), a, m);
-      sum += a;
-    }
-    nrm[b] = eig_vd_sel((eig_vm)(sum != sum), sum, m);
-  }
-}
-
 /* Rows i0 .. i1-1 of y = M z for lane vectors (EIG_TW_NV per row), row i of
    the result at y[(i - i0) NV]. */
 static void EIG(lane_mass_rows)(int n, const EIG_T *md, const EIG_T *mo, const EIG(v) * z,
                                 int i0, int i1, EIG(v) * y)
 {
   enum { NV = EIG_TW_NV };
-  for (int i = i0; i < i1; i++)
+  for (int i = i0; i < i1; i++) {
+#if !EIG_IS_REAL
+    /* A row of real entries (Helmholtz: all but the first and the last),
+     * with real products: the same numbers, half the operations. */
+    if (cimag(md[i]) == 0.0 && (!mo || ((i == 0 || cimag(mo[i - 1]) == 0.0) &&
+                                        (i == n - 1 || cimag(mo[i]) == 0.0)))) {
+      const eig_vd d = eig_vd_splat(creal(md[i]));
+      const eig_vd l = eig_vd_splat(mo && i > 0 ? creal(mo[i - 1]) : 0.0);
+      const eig_vd u = eig_vd_splat(mo && i < n - 1 ? creal(mo[i]) : 0.0);
+      for (int b = 0; b < NV; b++) {
+        EIG(v) s = EIG(v_rscale)(z[(size_t)i * NV + b], d);
+        if (mo && i > 0)
+          s = (EIG(v)){eig_vd_fma(l, z[(size_t)(i - 1) * NV + b].re, s.re),
+                       eig_vd_fma(l, z[(size_t)(i - 1) * NV + b].im, s.im)};
+        if (mo && i < n - 1)
+          s = (EIG(v)){eig_vd_fma(u, z[(size_t)(i + 1) * NV + b].re, s.re),
+                       eig_vd_fma(u, z[(size_t)(i + 1) * NV + b].im, s.im)};
+        y[(size_t)(i - i0) * NV + b] = s;
+      }
+      continue;
+    }
+#endif
     for (int b = 0; b < NV; b++) {
       EIG(v) s = EIG(v_mul)(EIG(v_splat)(md[i]), z[(size_t)i * NV + b]);
       if (mo && i > 0)
@@ -474,13 +480,7 @@ static void EIG(lane_mass_rows)(int n, const EIG_T *md, const EIG_T *mo, const E
         s = EIG(v_mac)(s, EIG(v_splat)(mo[i]), z[(size_t)(i + 1) * NV + b]);
       y[(size_t)(i - i0) * NV + b] = s;
     }
-}
-
-/* y = M z for lane vectors. */
-static void EIG(lane_mass)(int n, const EIG_T *md, const EIG_T *mo, const EIG(v) * z,
-                           EIG(v) * y)
-{
-  EIG(lane_mass_rows)(n, md, mo, z, 0, n, y);
+  }
 }
 
 /*
@@ -713,7 +713,7 @@ static inline EIG(v) EIG(xs_row)(int n, const EIG(v) * x, size_t i, int b, eig_v
 }
 
 /* b = M z for z = x sc (per lane vector scale, formed row by row), bn =
- * ||b||_inf (lane_norms), and x = L^{-1} P b in place. */
+ * ||b||_inf (as block_orth's norms), and x = L^{-1} P b in place. */
 static void EIG(lane_mass_fwd)(int n, const EIG_T *md, const EIG_T *mo, const EIG(plu) * f,
                                EIG(v) * x, const eig_vd *sc, eig_vd *bnrm)
 {
@@ -750,7 +750,7 @@ static void EIG(lane_mass_fwd)(int n, const EIG_T *md, const EIG_T *mo, const EI
 }
 
 /* x = U^{-1} x in place (after lane_factor_fwd or lane_mass_fwd; ao, mo,
- * s for lane_du2), and xn = ||x||_inf (lane_norms). */
+ * s for lane_du2), and xn = ||x||_inf (as block_orth's norms). */
 static void EIG(lane_back)(int n, const EIG_T *ao, const EIG_T *mo, const EIG(v) * s,
                            const EIG(plu) * f, EIG(v) * x, eig_vd *xnrm)
 {
@@ -943,100 +943,214 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
     EIG(piv_refine)(cx, tb, (EIG_T *)x);
 }
 
+/* block_orth's kernels over the rows i0..i1-1 for nq <= EIG_ORTH_Q
+ * vectors vk and the lane vectors b0..b1-1 of each row (inlined with
+ * constant nq and bounds: lane vectors whose lanes all have a zero
+ * coefficient are skipped, which changes no result beyond the sign of a
+ * zero). Complex: three real products per complex one (p3, a3), three
+ * vectors at a time so that the sums stay in the 32 vector registers. */
+#undef EIG_ORTH_Q /* (defined per expansion) */
+#if EIG_IS_REAL
+#define EIG_ORTH_Q 4
+#else
+#define EIG_ORTH_Q 3
+#endif
+
+/* acc[q][b] += sum over the rows of vk[q][i] (M z)_i, M z of the rows
+ * in mzb (row i at (i - i0) NV). */
+static inline __attribute__((always_inline)) void
+EIG(orth_coef)(int i0, int i1, int nq, const EIG_T *const *vk, const EIG(v) * mzb, int b0,
+               int b1, EIG(v) (*acc)[EIG_TW_NV])
+{
+  enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q };
+#if EIG_IS_REAL
+  EIG(v) a[Q][NV];
+  for (int q = 0; q < nq; q++)
+    for (int b = b0; b < b1; b++)
+      a[q][b] = EIG(v_splat)(0.0);
+  for (int i = i0; i < i1; i++)
+    for (int q = 0; q < nq; q++) {
+      EIG(v) w = EIG(v_splat)(vk[q][i]);
+      for (int b = b0; b < b1; b++)
+        a[q][b] = EIG(v_mac)(a[q][b], w, mzb[(size_t)(i - i0) * NV + b]);
+    }
+  for (int q = 0; q < nq; q++)
+    for (int b = b0; b < b1; b++)
+      acc[q][b] = EIG(v_add)(acc[q][b], a[q][b]);
+#else
+  EIG(a3) a[Q][NV];
+  for (int q = 0; q < nq; q++)
+    for (int b = b0; b < b1; b++)
+      a[q][b] = EIG(a3_zero)();
+  for (int i = i0; i < i1; i++) {
+    EIG(p3) m[NV];
+    for (int b = b0; b < b1; b++)
+      m[b] = EIG(p3_of)(mzb[(size_t)(i - i0) * NV + b]);
+    for (int q = 0; q < nq; q++) {
+      EIG(p3) w = EIG(p3_splat)(vk[q][i]);
+      for (int b = b0; b < b1; b++)
+        a[q][b] = EIG(a3_mac)(a[q][b], w, m[b]);
+    }
+  }
+  for (int q = 0; q < nq; q++)
+    for (int b = b0; b < b1; b++)
+      acc[q][b] = EIG(v_add)(acc[q][b], EIG(a3_val)(a[q][b]));
+#endif
+}
+
+/* z_i -= sum_q c[q] vk[q][i] over the rows. */
+static inline __attribute__((always_inline)) void
+EIG(orth_update)(int i0, int i1, int nq, const EIG_T *const *vk, EIG(v) (*c)[EIG_TW_NV], int b0,
+                 int b1, EIG(v) * z)
+{
+  enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q };
+#if EIG_IS_REAL
+  for (int i = i0; i < i1; i++)
+    for (int b = b0; b < b1; b++) {
+      EIG(v) s = EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i]));
+      for (int q = 1; q < nq; q++)
+        s = EIG(v_mac)(s, c[q][b], EIG(v_splat)(vk[q][i]));
+      z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
+    }
+#else
+  EIG(p3) cp[Q][NV];
+  for (int q = 0; q < nq; q++)
+    for (int b = b0; b < b1; b++)
+      cp[q][b] = EIG(p3_of)(c[q][b]);
+  for (int i = i0; i < i1; i++) {
+    EIG(a3) s[NV];
+    for (int b = b0; b < b1; b++)
+      s[b] = EIG(a3_zero)();
+    for (int q = 0; q < nq; q++) {
+      EIG(p3) w = EIG(p3_splat)(vk[q][i]);
+      for (int b = b0; b < b1; b++)
+        s[b] = EIG(a3_mac)(s[b], w, cp[q][b]);
+    }
+    for (int b = b0; b < b1; b++)
+      z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], EIG(a3_val)(s[b]));
+  }
+#endif
+}
+
+/* The kernels above for the lane vectors act says (bit b: lane vector b),
+ * nq constant (always_inline from orth_group's switch). */
+static inline __attribute__((always_inline)) void
+EIG(orth_kernel)(int upd, int i0, int i1, int nq, int act, const EIG_T *const *vk,
+                 const EIG(v) * mzb, EIG(v) (*c)[EIG_TW_NV], EIG(v) * z)
+{
+  /* Constant lane-vector bounds in each call: the sums stay in registers. */
+  if (upd && act == 3)
+    EIG(orth_update)(i0, i1, nq, vk, c, 0, 2, z);
+  else if (upd && act == 1)
+    EIG(orth_update)(i0, i1, nq, vk, c, 0, 1, z);
+  else if (upd && act == 2)
+    EIG(orth_update)(i0, i1, nq, vk, c, 1, 2, z);
+  else if (act == 3)
+    EIG(orth_coef)(i0, i1, nq, vk, mzb, 0, 2, c);
+  else if (act == 1)
+    EIG(orth_coef)(i0, i1, nq, vk, mzb, 0, 1, c);
+  else if (act == 2)
+    EIG(orth_coef)(i0, i1, nq, vk, mzb, 1, 2, c);
+}
+
+static void EIG(orth_group)(int upd, int i0, int i1, int nq, int act, const EIG_T *const *vk,
+                            const EIG(v) * mzb, EIG(v) (*c)[EIG_TW_NV], EIG(v) * z)
+{
+  _Static_assert(EIG_ORTH_Q <= 4, "orth_group lists up to four vectors");
+  switch (nq) {
+#if EIG_ORTH_Q == 4
+  case 4: EIG(orth_kernel)(upd, i0, i1, 4, act, vk, mzb, c, z); break;
+#endif
+  case 3: EIG(orth_kernel)(upd, i0, i1, 3, act, vk, mzb, c, z); break;
+  case 2: EIG(orth_kernel)(upd, i0, i1, 2, act, vk, mzb, c, z); break;
+  default: EIG(orth_kernel)(upd, i0, i1, 1, act, vk, mzb, c, z); break;
+  }
+}
+
+/* Lane vectors (bits) with a lane whose window holds one of the vectors
+ * t..t+nq-1. */
+static int EIG(orth_active)(const eig_vm *member, int t, int nq)
+{
+  int act = 0;
+  for (int q = 0; q < nq; q++)
+    for (int b = 0; b < EIG_TW_NV; b++)
+      for (int l = 0; l < EIG_VL; l++)
+        act |= (member[(size_t)(t + q) * EIG_TW_NV + b][l] != 0) << b;
+  return act;
+}
+
+/* Per lane max |z_i| (|re| + |im|) over rows i0..i1-1 into m and sum
+ * (lane_norms, a block at a time). */
+static inline void EIG(norm_rows)(int i0, int i1, const EIG(v) * z, eig_vd *m, eig_vd *sum)
+{
+  for (int i = i0; i < i1; i++)
+    for (int b = 0; b < EIG_TW_NV; b++) {
+      eig_vd a = EIG(v_abs1)(z[(size_t)i * EIG_TW_NV + b]);
+      m[b] = eig_vd_sel((eig_vm)(a > m[b]), a, m[b]);
+      sum[b] += a;
+    }
+}
+
 /*
  * One block pass of classical Gram-Schmidt of the batch's lanes against
  * the earlier vectors k0..k0+nk-1 (in the ring, M-normalized), in the
  * bilinear form x^T M y: z_l -= sum_k (v_k^T M z_l) v_k, the coefficient
  * kept where member[k * EIG_TW_NV + b] is set for lane (b, l) and zero
- * elsewhere. Each v_k is read twice per batch, not twice per vector.
+ * elsewhere; ||z_l||_inf before and after into before and after. Two
+ * passes over z in blocks of rows that stay in the first-level cache:
+ * the first forms M z of a block and its products with every v_k (and the
+ * norms before), the second subtracts every v_k's share from the block
+ * (and takes the norms after). The batch (2 MB at n = 8191) streams from
+ * the last-level cache, so the count of passes over it, not the
+ * arithmetic, sets the time: six to eight separate passes took twice as
+ * long. coef: EIG_TW_NV nk lane vectors.
  */
-/* block_orth's kernels for four vectors vk and the lane vectors b0..b1-1
- * of each row (inlined with constant bounds: lane vectors whose lanes all
- * have a zero coefficient are skipped, which changes no result beyond the
- * sign of a zero). */
-static inline __attribute__((always_inline)) void
-EIG(orth_coef4)(int n, const EIG_T *const *vk, const EIG(v) * mz, int b0, int b1,
-                EIG(v) (*acc)[EIG_TW_NV])
-{
-  enum { NV = EIG_TW_NV };
-  for (int i = 0; i < n; i++)
-    for (int q = 0; q < 4; q++) {
-      EIG(v) w = EIG(v_splat)(vk[q][i]);
-      for (int b = b0; b < b1; b++)
-        acc[q][b] = EIG(v_mac)(acc[q][b], w, mz[(size_t)i * NV + b]);
-    }
-}
-
-static inline __attribute__((always_inline)) void
-EIG(orth_update4)(int n, const EIG_T *const *vk, EIG(v) (*c)[EIG_TW_NV], int b0, int b1,
-                  EIG(v) * z)
-{
-  enum { NV = EIG_TW_NV };
-  for (int i = 0; i < n; i++)
-    for (int b = b0; b < b1; b++) {
-      EIG(v) s = EIG(v_add)(EIG(v_mac)(EIG(v_mul)(c[0][b], EIG(v_splat)(vk[0][i])), c[1][b],
-                                       EIG(v_splat)(vk[1][i])),
-                            EIG(v_mac)(EIG(v_mul)(c[2][b], EIG(v_splat)(vk[2][i])), c[3][b],
-                                       EIG(v_splat)(vk[3][i])));
-      z[(size_t)i * NV + b] = EIG(v_sub)(z[(size_t)i * NV + b], s);
-    }
-}
-
 static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) * r, int k0,
-                            int nk, const eig_vm *member, EIG(v) * z, EIG(v) * mz,
-                            EIG(v) * coef)
+                            int nk, const eig_vm *member, EIG(v) * z, EIG(v) * coef,
+                            eig_vd *before, eig_vd *after)
 {
-  enum { NV = EIG_TW_NV };
+  enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q, RB = 32 };
   _Static_assert(EIG_TW_NV == 2, "block_orth's kernels list two lane vectors");
   const EIG(v) zero = EIG(v_splat)(0.0);
-  EIG(lane_mass)(n, md, mo, z, mz);
-  /* Coefficients, four vectors per pass over mz; act: bit b set when a
-   * lane of lane vector b has one of the four in its window. */
-  for (int t = 0; t < nk; t += 4) {
-    int q4 = nk - t < 4 ? nk - t : 4, act = 0;
-    const EIG_T *vk[4];
-    for (int q = 0; q < 4; q++)
-      vk[q] = EIG(ring_at)(r, n, k0 + t + (q < q4 ? q : 0));
-    for (int q = 0; q < q4; q++)
-      for (int b = 0; b < NV; b++)
-        for (int l = 0; l < EIG_VL; l++)
-          act |= (member[(size_t)(t + q) * NV + b][l] != 0) << b;
-    EIG(v) acc[4][NV];
-    for (int q = 0; q < 4; q++)
-      for (int b = 0; b < NV; b++)
-        acc[q][b] = zero;
-    if (act == 3)
-      EIG(orth_coef4)(n, vk, mz, 0, 2, acc);
-    else if (act == 1)
-      EIG(orth_coef4)(n, vk, mz, 0, 1, acc);
-    else if (act == 2)
-      EIG(orth_coef4)(n, vk, mz, 1, 2, acc);
-    for (int q = 0; q < q4; q++)
-      for (int b = 0; b < NV; b++)
-        coef[(size_t)(t + q) * NV + b] =
-            EIG(v_sel)(member[(size_t)(t + q) * NV + b], acc[q][b], zero);
-  }
-  /* Update, four vectors per pass over z. */
-  for (int t = 0; t < nk; t += 4) {
-    int q4 = nk - t < 4 ? nk - t : 4, act = 0;
-    const EIG_T *vk[4];
-    EIG(v) c[4][NV];
-    for (int q = 0; q < 4; q++) {
-      vk[q] = EIG(ring_at)(r, n, k0 + t + (q < q4 ? q : 0));
-      for (int b = 0; b < NV; b++)
-        c[q][b] = q < q4 ? coef[(size_t)(t + q) * NV + b] : zero;
+  EIG(v) mzb[RB * NV];
+  eig_vd m[NV], sum[NV];
+  for (size_t k = 0; k < (size_t)nk * NV; k++)
+    coef[k] = zero;
+  for (int b = 0; b < NV; b++)
+    m[b] = sum[b] = eig_vd_splat(0.0);
+  for (int i0 = 0; i0 < n; i0 += RB) {
+    const int i1 = n - i0 < RB ? n : i0 + RB;
+    EIG(lane_mass_rows)(n, md, mo, z, i0, i1, mzb);
+    EIG(norm_rows)(i0, i1, z, m, sum);
+    for (int t = 0; t < nk; t += Q) {
+      const int nq = nk - t < Q ? nk - t : Q;
+      const EIG_T *vk[Q];
+      for (int q = 0; q < nq; q++)
+        vk[q] = EIG(ring_at)(r, n, k0 + t + q);
+      EIG(orth_group)(0, i0, i1, nq, EIG(orth_active)(member, t, nq), vk, mzb,
+                      (EIG(v)(*)[NV])(coef + (size_t)t * NV), NULL);
     }
-    for (int q = 0; q < q4; q++)
-      for (int b = 0; b < NV; b++)
-        for (int l = 0; l < EIG_VL; l++)
-          act |= (member[(size_t)(t + q) * NV + b][l] != 0) << b;
-    if (act == 3)
-      EIG(orth_update4)(n, vk, c, 0, 2, z);
-    else if (act == 1)
-      EIG(orth_update4)(n, vk, c, 0, 1, z);
-    else if (act == 2)
-      EIG(orth_update4)(n, vk, c, 1, 2, z);
   }
+  for (int b = 0; b < NV; b++)
+    before[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
+  for (size_t k = 0; k < (size_t)nk * NV; k++)
+    coef[k] = EIG(v_sel)(member[k], coef[k], zero);
+  for (int b = 0; b < NV; b++)
+    m[b] = sum[b] = eig_vd_splat(0.0);
+  for (int i0 = 0; i0 < n; i0 += RB) {
+    const int i1 = n - i0 < RB ? n : i0 + RB;
+    for (int t = 0; t < nk; t += Q) {
+      const int nq = nk - t < Q ? nk - t : Q;
+      const EIG_T *vk[Q];
+      for (int q = 0; q < nq; q++)
+        vk[q] = EIG(ring_at)(r, n, k0 + t + q);
+      EIG(orth_group)(1, i0, i1, nq, EIG(orth_active)(member, t, nq), vk, NULL,
+                      (EIG(v)(*)[NV])(coef + (size_t)t * NV), z);
+    }
+    EIG(norm_rows)(i0, i1, z, m, sum);
+  }
+  for (int b = 0; b < NV; b++)
+    after[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
 }
 
 /*
@@ -1212,19 +1326,17 @@ static int EIG(finish)(const EIG(ictx) * cx, int j, EIG_T *v, EIG_T *y, EIG(ifai
 static int EIG(sweep_init)(EIG(sweep) * sw, int n)
 {
   sw->work = malloc((size_t)14 * (size_t)n * sizeof(EIG_T));
-  sw->mz = aligned_alloc(64, (size_t)EIG_TW_NV * (size_t)n * sizeof(EIG(v)));
   sw->bcoef = aligned_alloc(64, (size_t)EIG_TW_NV * (size_t)n * sizeof(EIG(v)));
   sw->member = aligned_alloc(64, (size_t)EIG_TW_NV * (size_t)n * sizeof(eig_vm));
   sw->ip = malloc((size_t)n);
   sw->win = malloc((size_t)n * sizeof(int));
-  return sw->work && sw->mz && sw->bcoef && sw->member && sw->ip && sw->win;
+  return sw->work && sw->bcoef && sw->member && sw->ip && sw->win;
 }
 
 static void EIG(sweep_free)(EIG(sweep) * sw)
 {
   free(sw->ring.v);
   free(sw->work);
-  free(sw->mz);
   free(sw->bcoef);
   free(sw->member);
   free(sw->ip);
@@ -1288,10 +1400,8 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
     }
   if (!any)
     return;
-  eig_vd before[NV], after[NV];
-  EIG(lane_norms)(n, tb->z, before);
-  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->mz, sw->bcoef);
-  EIG(lane_norms)(n, tb->z, after);
+  eig_vd before[NV], after[NV], unused[NV];
+  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, before, after);
   int again = 0;
   for (int lane = 0; lane < L; lane++) {
     heavy[lane] = ok[lane] && !(after[lane / VL][lane % VL] >= 0.5 * before[lane / VL][lane % VL]);
@@ -1305,26 +1415,69 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
         member[(size_t)k * NV + b][l] &= heavy[b * VL + l] ? -1 : 0;
   for (int b = 0; b < NV; b++)
     before[b] = after[b];
-  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->mz, sw->bcoef);
-  EIG(lane_norms)(n, tb->z, after);
+  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, unused, after);
   for (int lane = 0; lane < L; lane++)
     if (heavy[lane] && !(after[lane / VL][lane % VL] >= 0.5 * before[lane / VL][lane % VL]))
       ok[lane] = 0;
 }
 
 /* run_finish's Gram rows: g[q][b] += z_k^T (M z)_b over the ib rows of a
- * block from i0 (k the partner at offset poff[q], q < kn), for the lane
- * vectors b >= b0 (inlined with b0 constant). */
+ * block from i0 (k the partner at offset poff[q], q < kn <= EIG_ORTH_Q),
+ * for the lane vectors b >= b0 (inlined with b0 constant; complex: three
+ * real products per complex one, as block_orth). */
 static inline __attribute__((always_inline)) void
 EIG(gram_rows)(int ib, int i0, const EIG(v) * z, const int *poff, int kn,
                const EIG(v) (*mzb)[EIG_TW_NV], int b0, EIG(v) (*g)[EIG_TW_NV])
 {
+#if EIG_IS_REAL
   for (int ii = 0; ii < ib; ii++)
     for (int q = 0; q < kn; q++) {
       EIG(v) sv = EIG(v_splat)(EIG(tw_at)(z, i0 + ii, poff[q]));
       for (int b = b0; b < EIG_TW_NV; b++)
         g[q][b] = EIG(v_mac)(g[q][b], sv, mzb[ii][b]);
     }
+#else
+  EIG(a3) a[EIG_ORTH_Q][EIG_TW_NV];
+  for (int q = 0; q < kn; q++)
+    for (int b = b0; b < EIG_TW_NV; b++)
+      a[q][b] = EIG(a3_zero)();
+  for (int ii = 0; ii < ib; ii++) {
+    EIG(p3) m[EIG_TW_NV];
+    for (int b = b0; b < EIG_TW_NV; b++)
+      m[b] = EIG(p3_of)(mzb[ii][b]);
+    for (int q = 0; q < kn; q++) {
+      EIG(p3) sv = EIG(p3_splat)(EIG(tw_at)(z, i0 + ii, poff[q]));
+      for (int b = b0; b < EIG_TW_NV; b++)
+        a[q][b] = EIG(a3_mac)(a[q][b], sv, m[b]);
+    }
+  }
+  for (int q = 0; q < kn; q++)
+    for (int b = b0; b < EIG_TW_NV; b++)
+      g[q][b] = EIG(v_add)(g[q][b], EIG(a3_val)(a[q][b]));
+#endif
+}
+
+/* gram_rows with constant kn and b0 (the sums stay in registers). */
+static void EIG(gram_group)(int ib, int i0, const EIG(v) * z, const int *poff, int kn,
+                            const EIG(v) (*mzb)[EIG_TW_NV], int b0, EIG(v) (*g)[EIG_TW_NV])
+{
+#define EIG_GRAM_CASE(K)                                                                      \
+  case K:                                                                                     \
+    if (b0 == 0)                                                                              \
+      EIG(gram_rows)(ib, i0, z, poff, K, mzb, 0, g);                                          \
+    else                                                                                      \
+      EIG(gram_rows)(ib, i0, z, poff, K, mzb, 1, g);                                          \
+    break;
+  switch (kn) {
+#if EIG_ORTH_Q == 4
+    EIG_GRAM_CASE(4)
+#endif
+    EIG_GRAM_CASE(3)
+    EIG_GRAM_CASE(2)
+  default:
+    EIG_GRAM_CASE(1)
+  }
+#undef EIG_GRAM_CASE
 }
 
 /*
@@ -1359,8 +1512,8 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   for (int q = 0; q < np; q++)
     poff[q] = EIG(tw_off)(part[q]);
   /* G[k][b] (k a partner): rows of G as lane vectors, gd its diagonal,
-   * summed over blocks of GB rows (M z of the block in mzb) and four rows
-   * k at a time, so that the sums stay in registers. */
+   * summed over blocks of GB rows (M z of the block in mzb) and
+   * EIG_ORTH_Q rows k at a time, so that the sums stay in registers. */
   enum { GB = 32 };
   EIG(v) G[L][NV], gd[NV], mzb[GB][NV];
   for (int k = 0; k < L; k++)
@@ -1374,18 +1527,15 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     for (int ii = 0; ii < ib; ii++)
       for (int b = 0; b < NV; b++)
         gd[b] = EIG(v_mac)(gd[b], z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]);
-    for (int p0 = 0; p0 < np; p0 += 4) {
-      const int kn = np - p0 < 4 ? np - p0 : 4;
+    for (int p0 = 0; p0 < np; p0 += EIG_ORTH_Q) {
+      const int kn = np - p0 < EIG_ORTH_Q ? np - p0 : EIG_ORTH_Q;
       EIG(v) g[4][NV];
       for (int q = 0; q < 4; q++)
         for (int b = 0; b < NV; b++)
           g[q][b] = zero;
       /* Only G's entries above the diagonal are read (EIG_G): a group of
        * partners from lane vector 1 on skips lane vector 0. */
-      if (part[p0] < VL)
-        EIG(gram_rows)(ib, i0, z, poff + p0, kn, mzb, 0, g);
-      else
-        EIG(gram_rows)(ib, i0, z, poff + p0, kn, mzb, 1, g);
+      EIG(gram_group)(ib, i0, z, poff + p0, kn, mzb, part[p0] < VL ? 0 : 1, g);
       for (int q = 0; q < kn; q++)
         for (int b = 0; b < NV; b++)
           G[part[p0 + q]][b] = EIG(v_add)(G[part[p0 + q]][b], g[q][b]);
@@ -1481,6 +1631,14 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
    * vector per store. The ring keeps the vectors before the sign
    * convention (Gram-Schmidt against them does not see the sign); it is
    * applied to the returned components. */
+#if !EIG_IS_REAL
+  EIG(p3) Trow3[L][NV], Td3[NV]; /* as Trow and Td, for the three-product sums */
+  for (int b = 0; b < NV; b++) {
+    Td3[b] = EIG(p3_of)(Td[b]);
+    for (int q = 0; q < npv; q++)
+      Trow3[q][b] = EIG(p3_of)(Trow[q][b]);
+  }
+#endif
   enum { RB = EIG_IS_REAL ? VL : VL / 2 };
   for (int i0 = 0; i0 < n; i0 += RB) {
     const int rb = n - i0 < RB ? n - i0 : RB;
@@ -1488,10 +1646,11 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     for (int k = 0; k < rb; k++) {
       const int i = i0 + k;
       EIG(v) acc[NV];
-      for (int b = 0; b < NV; b++)
-        acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
       /* T is upper triangular: a partner from lane vector 1 on has no
        * entry in lane vector 0. */
+#if EIG_IS_REAL
+      for (int b = 0; b < NV; b++)
+        acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
       for (int q = 0; q < npv0; q++) {
         EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, poff[q]));
         for (int b = 0; b < NV; b++)
@@ -1499,6 +1658,20 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       }
       for (int q = npv0; q < npv; q++)
         acc[1] = EIG(v_mac)(acc[1], EIG(v_splat)(EIG(tw_at)(z, i, poff[q])), Trow[q][1]);
+#else
+      EIG(a3) s3[NV];
+      for (int b = 0; b < NV; b++)
+        s3[b] = EIG(a3_mac)(EIG(a3_zero)(), EIG(p3_of)(z[(size_t)i * NV + b]), Td3[b]);
+      for (int q = 0; q < npv0; q++) {
+        EIG(p3) sv = EIG(p3_splat)(EIG(tw_at)(z, i, poff[q]));
+        for (int b = 0; b < NV; b++)
+          s3[b] = EIG(a3_mac)(s3[b], sv, Trow3[q][b]);
+      }
+      for (int q = npv0; q < npv; q++)
+        s3[1] = EIG(a3_mac)(s3[1], EIG(p3_splat)(EIG(tw_at)(z, i, poff[q])), Trow3[q][1]);
+      for (int b = 0; b < NV; b++)
+        acc[b] = EIG(a3_val)(s3[b]);
+#endif
       eig_vd di = eig_vd_splat(i);
       for (int b = 0; b < NV; b++) {
         blk[k][b] = acc[b];

@@ -249,6 +249,50 @@ static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
   eig_vd push = (eig_vd)(((eig_vm)(pt + pt) | (eig_vm)eig_vd_sign(p.re)) & small);
   return (EIG(v)){p.re + push, p.im};
 }
+
+/*
+ * Sums of complex lane products with three real products each instead of
+ * four (Gauss): rr = sum x.re y.re, ii = sum x.im y.im, ss = sum (x.re +
+ * x.im)(y.re + y.im), then re = rr - ii and im = ss - rr - ii. The sums
+ * x.re + x.im and y.re + y.im are formed once per factor and shared by
+ * every product it enters; the adds run on the floating-point adders, not
+ * on the multiply-add units that bound the sweep's kernels (block_orth,
+ * run_finish). The error of the imaginary part is of order eps sum (|x.re|
+ * + |x.im|)(|y.re| + |y.im|) <= 2 eps sum |x| |y|: normwise, as the
+ * bounds of the Gram-Schmidt steps that use these sums are.
+ */
+typedef struct EIG(p3) {
+  eig_vd re, im, s;
+} EIG(p3);
+
+typedef struct EIG(a3) {
+  eig_vd rr, ii, ss;
+} EIG(a3);
+
+static inline EIG(p3) EIG(p3_of)(EIG(v) a) { return (EIG(p3)){a.re, a.im, a.re + a.im}; }
+
+static inline EIG(p3) EIG(p3_splat)(EIG_T x)
+{
+  return EIG(p3_of)(EIG(v_splat)(x));
+}
+
+static inline EIG(a3) EIG(a3_zero)(void)
+{
+  const eig_vd z = eig_vd_splat(0.0);
+  return (EIG(a3)){z, z, z};
+}
+
+/* acc + x y */
+static inline EIG(a3) EIG(a3_mac)(EIG(a3) acc, EIG(p3) x, EIG(p3) y)
+{
+  return (EIG(a3)){eig_vd_fma(x.re, y.re, acc.rr), eig_vd_fma(x.im, y.im, acc.ii),
+                   eig_vd_fma(x.s, y.s, acc.ss)};
+}
+
+static inline EIG(v) EIG(a3_val)(EIG(a3) a)
+{
+  return (EIG(v)){a.rr - a.ii, a.ss - (a.rr + a.ii)};
+}
 #endif
 
 /* acc + a b and acc - a b of the twisted kernels: real, rounded once
