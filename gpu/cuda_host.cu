@@ -73,30 +73,21 @@ static pscr_status host_solve(State *s, int nrhs, const void *f, size_t ldf, voi
   pscr_status st = PSCR_SUCCESS;
   const size_t bytes = s->total * s->elem;
   char *xb = (char *)s->xbuf;
-  int rows = s->rows, nbad = 0, first_bad = -1;
+  int nbad = 0, first_bad = -1;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   for (int r0 = 0; r0 < nrhs; r0 += s->max_batch) {
     const int nb = nrhs - r0 < s->max_batch ? nrhs - r0 : s->max_batch;
-    int bad = 0;
-    // The partitioned level-3 solver checks the pivots of sub-blocks; when
-    // one fails, plain Thomas (the CPU backend's pivots) decides. Pivots
-    // depend on the shifts only, never on f, so once a group fell back, the
-    // remaining groups go to plain Thomas at once (the same numbers).
-    for (;; rows = 0) {
-      for (int j = 0; j < nb; j++)
-        PSCR_CUDA_GOTO(st, out,
-                       staged_copy(s, xb + (size_t)j * bytes,
-                                   (char *)f + (size_t)(r0 + j) * ldf * s->elem, bytes, true));
-      if ((st = solve_on_stream(s, nb, s->xbuf, s->total, s->xbuf, s->total, s->stream,
-                                rows)) != PSCR_SUCCESS)
-        goto out;
+    // The pivots depend on the shifts only, never on f: probe_pivots found
+    // out at setup (and chose plain Thomas where the partitioned solver's
+    // sub-block pivots fail and Thomas's do not).
+    const int bad = s->pivots_bad;
+    for (int j = 0; j < nb; j++)
       PSCR_CUDA_GOTO(st, out,
-                     cudaMemcpyAsync(&bad, s->flag, sizeof bad, cudaMemcpyDeviceToHost,
-                                     s->stream));
-      PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
-      if (!bad || rows == 0)
-        break;
-    }
+                     staged_copy(s, xb + (size_t)j * bytes,
+                                 (char *)f + (size_t)(r0 + j) * ldf * s->elem, bytes, true));
+    if ((st = solve_on_stream(s, nb, s->xbuf, s->total, s->xbuf, s->total, s->stream,
+                              s->rows)) != PSCR_SUCCESS)
+      goto out;
     for (int j = 0; j < nb; j++)
       PSCR_CUDA_GOTO(st, out,
                      staged_copy(s, xb + (size_t)j * bytes,

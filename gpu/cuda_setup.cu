@@ -293,6 +293,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     s->pair_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
   }
   s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim, v->single != 0);
+  s->rows_chosen = s->rows;
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
   // Every workspace is at most a few times max_batch * total elements
   // (validation bounds 64 total bytes), and batch indices are ints.
@@ -458,6 +459,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA upload staging (%zu bytes)",
                       4 * (size_t)nmax * es);
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  s->rows = s->rows_chosen; // new factors: probe_pivots decides again
   // Factors: a_diag | a_off | m_diag | m_off, off-diagonals zero-padded to n.
   for (int d = 0; d < s->ndim; d++) {
     const size_t n = (size_t)s->n[d];
@@ -568,6 +570,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
   }
   // Solves run on other streams (the private one is non-blocking): finish here.
   PSCR_CUDA_GOTO(st, out, cudaDeviceSynchronize());
+  st = pscr_cuda::probe_pivots(s);
 out:
   free(stage);
   return st;
@@ -578,16 +581,18 @@ extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((St
 extern "C" void pscr_cuda_state_choices(const void *state, int *rows, int *threads,
                                         int *mdiag, int *toeplitz, int *pivot_table,
                                         int *fuse_slots, int *fuse_back, int *fuse_min,
-                                        int *early_launch)
+                                        int *early_launch, int *nan_fill)
 {
   const State *s = (const State *)state;
+  const int part = s->rows > 0; // else (probe_pivots' fallback too) plain Thomas
   *rows = s->rows;
-  *threads = s->rows > 0 ? s->part_p : 1;
-  *mdiag = s->rows > 0 && s->part_mdiag;
-  *toeplitz = s->rows > 0 && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
-  *pivot_table = s->ptab_on;
-  *fuse_slots = s->fuse_slots;
-  *fuse_back = s->fuse_slots > 0 && s->fuse_back ? 1 + s->fuse_back4 : 0;
+  *threads = part ? s->part_p : 1;
+  *mdiag = part && s->part_mdiag;
+  *toeplitz = part && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
+  *pivot_table = part && s->ptab_on;
+  *fuse_slots = part ? s->fuse_slots : 0;
+  *fuse_back = part && s->fuse_slots > 0 && s->fuse_back ? 1 + s->fuse_back4 : 0;
   *fuse_min = s->fuse_min;
   *early_launch = s->pdl;
+  *nan_fill = s->pivots_bad;
 }

@@ -65,11 +65,15 @@ struct State {
   cudaStream_t stream; // private stream of the host-array solve
   void *fac[3];        // 4 n_d entries per dimension
   void *cs0;           // max_batch copies of the shift c: the top dimension's cs[b]
-  int *flag;           // singular-pivot flag
+  int *flag;           // singular-pivot flag: set by the level-3 kernels, cleared only
+                       // by probe_pivots (the pivots depend on the plan, never on f)
+  int pivots_bad;      // probe_pivots: the solve's pivots fail; every solve fills u
+                       // with NaN (k_nan_if_flag), the host solves report it
   int max_batch;       // pscr_options.max_batch: right-hand sides per launch sequence
   void *xbuf;          // max_batch * total entries: the host solve's device copy of f / u
   void *cp;            // Thomas multipliers of the last-but-one dimension (serial path)
   int rows;            // level-3 solver: rows per thread of k_part, 0: serial Thomas
+  int rows_chosen;     // choose_rows' choice (rows, unless probe_pivots fell back to 0)
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
@@ -183,6 +187,7 @@ int choose_rows(int requested, int n, int ndim, bool single);
 cudaError_t part_attributes(bool cplx, bool single, int device);
 cudaError_t pdl_supported(int device, int *yes);
 cudaError_t part_sum_plan(State *s, bool always);
+pscr_status probe_pivots(State *s);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs, int rows);
 

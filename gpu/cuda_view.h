@@ -107,11 +107,12 @@ void pscr_cuda_state_destroy(void *state);
    sums kernel (0: the sums are a separate pass) with the shortest fused
    item (pscr_cuda_fused_eigs), whether the back substitution fuses too
    (fuse_back 0: no; 1: its levels of up to 3 sums; 2: also the merged top
-   level's 4, src/levels.h), and whether the kernels launch early
-   (launch.cuh). */
+   level's 4, src/levels.h), whether the kernels launch early
+   (launch.cuh), and whether every solve fills u with NaN (nan_fill: the
+   plan's pivots fail with plain Thomas too; probe_pivots). */
 void pscr_cuda_state_choices(const void *state, int *rows, int *threads, int *mdiag,
                              int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_back,
-                             int *fuse_min, int *early_launch);
+                             int *fuse_min, int *early_launch, int *nan_fill);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

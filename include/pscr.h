@@ -176,6 +176,14 @@ typedef struct pscr_plan pscr_plan;
  * of every reduction level (CPU), and allocates all workspace so that a
  * solve allocates nothing.
  *
+ * CUDA: the setup also runs one solve of f = 0 to learn whether the level-3
+ * pivots fail (they depend on the pencils and the shift only, never on f).
+ * Where the partitioned solver's sub-block pivots fail and plain Thomas's
+ * do not, the plan takes plain Thomas (pscr_info.level3_rows_per_thread =
+ * 0); where Thomas's fail too, the plan is still made, and every solve
+ * reports PSCR_ERROR_SINGULAR (device solves: fill u with NaN), as the CPU
+ * backend's solves do.
+ *
  * @param[out] plan     receives the plan; set to NULL on any error.
  * @param[in]  dtype    element type of pencils, shift, f and u.
  * @param[in]  ndim     2 or 3.

@@ -292,12 +292,14 @@ void pscr_cost_model(const pscr_plan *p, pscr_cost *cost, pscr_cost *total, doub
   w.l3.mdiag = p->level3_mdiag;
   w.l3.serial_global = p->backend == PSCR_BACKEND_CUDA && p->level3_rows == 0;
   const double N = (double)p->total;
-  /* CPU: copy f to u (a solve out of place); CUDA: none (the first level
-     reads f). Clear the flag, test it. */
+  /* CPU: copy f to u (a solve out of place), clear the pivot flag, test
+     it. CUDA: none of these (the first level reads f; the flag is the
+     plan's, probed at setup), but the NaN fill of a plan whose pivots
+     fail. */
   if (p->backend == PSCR_BACKEND_CPU)
     add(&cost[PSCR_STAGE_OTHER], 0, 2 * N, w.es, 3);
-  else
-    add(&cost[PSCR_STAGE_OTHER], 0, 0, w.es, 2);
+  else if (p->cuda_nan_fill)
+    add(&cost[PSCR_STAGE_OTHER], 0, 2 * N, w.es, 1);
   walk_dim(&w, 0, 1);
   memset(total, 0, sizeof *total);
   for (int k = 0; k < PSCR_STAGE_COUNT; k++) {

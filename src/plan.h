@@ -70,6 +70,10 @@ struct pscr_plan {
   int level3_fuse_slots, level3_fuse_back, level3_fuse_min;
   /* cuda_early_launch: the CUDA kernels launch early (pscr_info). */
   int cuda_early_launch;
+  /* cuda_nan_fill: a shifted subproblem is singular (the CUDA setup's
+     probe solve, gpu/cuda_solve.cu probe_pivots): every CUDA solve ends
+     with a kernel that fills u with NaN. 0 otherwise, and on the CPU. */
+  int cuda_nan_fill;
 };
 
 /* The cost model of one solve (cost.c): per stage kind, their sum, and the

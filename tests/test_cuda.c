@@ -213,8 +213,9 @@ END_TEST
 /* A partition pivot that fails where plain Thomas does not: n1 = 1 (lambda = 1,
    c = 0, s = 1), A2 + M2 = tridiag(1; 3, 3, 0, 3; 1) is regular (Thomas
    pivots 3, 8/3, -3/8, 17/3), but with 2 rows per thread the second chunk
-   starts at the zero diagonal. pscr_solve retries with plain Thomas and
-   succeeds; pscr_solve_device, which cannot retry synchronously, returns NaN. */
+   starts at the zero diagonal. The plan's probe solve (probe_pivots) finds
+   that and takes plain Thomas, which pscr_info reports, for every solve:
+   pscr_solve and pscr_solve_device both return the solution. */
 START_TEST(partition_pivot_fallback)
 {
   double a1 = 1.0, m1 = 1.0, c = 0.0;
@@ -227,6 +228,10 @@ START_TEST(partition_pivot_fallback)
   opts.cuda_rows_per_thread = 2;
   pscr_plan *plan;
   ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert_int_eq(info.level3_rows_per_thread, 0);
+  ck_assert_int_eq(info.level3_threads_per_system, 1);
   /* u = (1, 2, 3, 4): f = T u = (3+2, 1+6+3, 2+0+4, 3+12). */
   double f[4] = {5.0, 10.0, 6.0, 15.0}, u[4] = {0};
   pscr_status st = pscr_solve(plan, f, u);
@@ -239,7 +244,8 @@ START_TEST(partition_pivot_fallback)
   ck_assert_int_eq(cudaMemcpy(df, f, sizeof f, cudaMemcpyHostToDevice), cudaSuccess);
   ck_assert_int_eq(pscr_solve_device(plan, df, du, NULL), PSCR_SUCCESS);
   ck_assert_int_eq(cudaMemcpy(u, du, sizeof u, cudaMemcpyDeviceToHost), cudaSuccess);
-  ck_assert(isnan(u[0]) && isnan(u[3]));
+  for (int i = 0; i < 4; i++)
+    ck_assert_msg(fabs(u[i] - (i + 1)) <= 1e-14 * 4, "device u[%d] = %.17g", i, u[i]);
   cudaFree(df);
   cudaFree(du);
   pscr_plan_destroy(plan);
@@ -1068,8 +1074,8 @@ END_TEST
  * Why the status must be PSCR_ERROR_DEVICE exactly: every CUDA call on the
  * host solve path goes through PSCR_CUDA_GOTO, which maps any cudaError_t to
  * PSCR_ERROR_DEVICE; the only other failure status of that path,
- * PSCR_ERROR_SINGULAR, needs the synchronized read of the pivot flag, which
- * cannot have happened. A PSCR_SUCCESS here would mean the runtime allowed a
+ * PSCR_ERROR_SINGULAR, is that of a plan whose setup probe found a zero
+ * pivot, which these regular plans' did not. A PSCR_SUCCESS here would mean the runtime allowed a
  * synchronization during a global-mode capture (the premise is wrong, or the
  * solve did not synchronize and returned before u was written).
  */
@@ -1378,8 +1384,8 @@ END_TEST
 /* Batches and zero pivots. _i = 0: a singular subproblem (as singular_shift):
    the host batch reports PSCR_ERROR_SINGULAR, every u_r is NaN, the device
    batch fills every u_r with NaN; the gaps are untouched. _i = 1: the
-   partition pivot of partition_pivot_fallback: the host batch falls back to
-   plain Thomas and solves every right-hand side as pscr_solve does. */
+   partition pivot of partition_pivot_fallback: the plan takes plain Thomas,
+   and both batches solve every right-hand side as pscr_solve does. */
 START_TEST(batch_pivots)
 {
   double a1 = _i ? 1.0 : 2.0, m1 = 1.0, c = _i ? 0.0 : -2.0;
@@ -1419,7 +1425,8 @@ START_TEST(batch_pivots)
     }
   for (int r = 0; r + 1 < nrhs; r++)
     ck_assert(u[r * ld + n2] == GAP_VALUE && f[r * ld + n2] == GAP_VALUE);
-  /* Device arrays: no synchronous report; NaN in every u_r, gaps kept. */
+  /* Device arrays: no synchronous report; _i = 0: NaN in every u_r; gaps
+     kept. */
   void *df = NULL, *du = NULL;
   ck_assert_int_eq(cudaMalloc(&df, len * sizeof *f), cudaSuccess);
   ck_assert_int_eq(cudaMalloc(&du, len * sizeof *f), cudaSuccess);
@@ -1430,8 +1437,10 @@ START_TEST(batch_pivots)
   ck_assert_int_eq(pscr_solve_device_batch(plan, nrhs, df, ld, du, ld, NULL), PSCR_SUCCESS);
   ck_assert_int_eq(cudaMemcpy(u, du, len * sizeof *u, cudaMemcpyDeviceToHost), cudaSuccess);
   for (int r = 0; r < nrhs; r++) {
-    for (int i = 0; i < n2; i++)
-      ck_assert_msg(isnan(u[r * ld + i]), "device u_%d[%d] = %g, not NaN", r, i, u[r * ld + i]);
+    for (int i = 0; i < n2; i++) {
+      const double v = u[r * ld + i];
+      ck_assert_msg(_i == 0 ? isnan(v) : v == ref[r * n2 + i], "device u_%d[%d] = %g", r, i, v);
+    }
     if (r + 1 < nrhs)
       ck_assert(u[r * ld + n2] == GAP_VALUE);
   }
@@ -1502,7 +1511,6 @@ START_TEST(singular_shift)
   st = pscr_solve(plan, f, f);
   ck_assert_int_eq(st, PSCR_ERROR_SINGULAR);
   ck_assert(isnan(f[0]));
-  /* The flag is reset per solve: a regular plan afterwards is unaffected. */
   pscr_plan_destroy(plan);
 }
 END_TEST
