@@ -73,40 +73,33 @@ static pscr_status host_solve(State *s, int nrhs, const void *f, size_t ldf, voi
   pscr_status st = PSCR_SUCCESS;
   const size_t bytes = s->total * s->elem;
   char *xb = (char *)s->xbuf;
-  int nbad = 0, first_bad = -1;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   for (int r0 = 0; r0 < nrhs; r0 += s->max_batch) {
     const int nb = nrhs - r0 < s->max_batch ? nrhs - r0 : s->max_batch;
-    // The pivots depend on the shifts only, never on f: probe_pivots found
-    // out at setup (and chose plain Thomas where the partitioned solver's
-    // sub-block pivots fail and Thomas's do not).
-    const int bad = s->pivots_bad;
     for (int j = 0; j < nb; j++)
       PSCR_CUDA_GOTO(st, out,
                      staged_copy(s, xb + (size_t)j * bytes,
                                  (char *)f + (size_t)(r0 + j) * ldf * s->elem, bytes, true));
-    if ((st = solve_on_stream(s, nb, s->xbuf, s->total, s->xbuf, s->total, s->stream,
-                              s->rows)) != PSCR_SUCCESS)
+    if ((st = solve_on_stream(s, nb, s->xbuf, s->total, s->xbuf, s->total, s->stream)) !=
+        PSCR_SUCCESS)
       goto out;
     for (int j = 0; j < nb; j++)
       PSCR_CUDA_GOTO(st, out,
                      staged_copy(s, xb + (size_t)j * bytes,
                                  (char *)u + (size_t)(r0 + j) * ldu * s->elem, bytes, false));
-    if (bad) {
-      if (first_bad < 0)
-        first_bad = r0;
-      nbad += nb;
-    }
   }
-  if (nbad > 0 && nrhs == 1)
+  // The pivots depend on the shifts only, never on f: probe_pivots found out
+  // at setup whether they fail (after choosing plain Thomas where only the
+  // partitioned solver's sub-block pivots do), and then every u_r is NaN.
+  if (s->pivots_bad && nrhs == 1)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
                     "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot", s->ndim,
                     s->ndim);
-  else if (nbad > 0)
+  else if (s->pivots_bad)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
                     "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot: u is NaN "
-                    "for %d of %d right-hand sides (the first is right-hand side %d)",
-                    s->ndim, s->ndim, nbad, nrhs, first_bad);
+                    "for all %d right-hand sides (the first is right-hand side 0)",
+                    s->ndim, s->ndim, nrhs);
 out:
   return st;
 }

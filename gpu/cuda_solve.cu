@@ -25,7 +25,7 @@ namespace {
 
 template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, size_t fs,
-                    const T *cs, int rows, int nrhs, cudaStream_t stream);
+                    const T *cs, int nrhs, cudaStream_t stream);
 
 // One k_part launch with factors C (PartFacs or ToepFacs): the paired or
 // unpaired kernel, of THREADS or PART_MAX_P threads per block.
@@ -270,9 +270,9 @@ template <class T> cudaError_t part_attrs(int cap)
 
 template <class T>
 cudaError_t launch_part(const State *s, const LevelArgs<T> &L, int B, const T *cs, const T *x,
-                        const T *g, T *v, int rows, int nrhs, cudaStream_t stream)
+                        const T *g, T *v, int nrhs, cudaStream_t stream)
 {
-  return with_rows(rows, [&](auto m) {
+  return with_rows(s->rows, [&](auto m) {
     return launch_part_m<T, decltype(m)::value>(s, L, B, cs, x, g, v, nrhs, stream);
   });
 }
@@ -383,15 +383,15 @@ template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
 // last-but-one dimension, slabs otherwise). g: NULL forward, gL|gR back.
 template <class T>
 cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, const T *cs,
-                        const T *x, const T *g, int rows, int nrhs, cudaStream_t stream)
+                        const T *x, const T *g, int nrhs, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   if (d == s->ndim - 2) {
     const size_t nsys = (size_t)B * (size_t)L.ne;
     const cudaError_t e =
-        rows == 0 ? launch(s->pdl, k_thomas<T>, grid_of(nsys), THREADS, 0, stream, L,
+        s->rows == 0 ? launch(s->pdl, k_thomas<T>, grid_of(nsys), THREADS, 0, stream, L,
                            facs_of<T>(s), B, cs, x, g, (T *)D.v, (T *)s->cp, s->flag)
-                  : launch_part<T>(s, L, B, cs, x, g, (T *)D.v, rows, nrhs, stream);
+                  : launch_part<T>(s, L, B, cs, x, g, (T *)D.v, nrhs, stream);
     mark(s, PSCR_STAGE_LEVEL3, stream);
     return e;
   }
@@ -404,7 +404,7 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
   // All ne subproblems of every batch as one batch of the next dimension
   // (contiguous: subproblem sys at D.v + sys S, and n_{d+1} S_{d+1} = S).
   return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, L.S, (const T *)D.v, L.S,
-                    (const T *)D.shifts, rows, nrhs, stream);
+                    (const T *)D.shifts, nrhs, stream);
 }
 
 // Lanes per entry of k_reduce_sum (a power of two, at most 32): as many
@@ -499,18 +499,18 @@ cudaError_t level_solve_sum(const State *s, int d, int i, const LevelArgs<T> &L,
 // layout on the serial path, slabs otherwise).
 template <class T>
 cudaError_t level_step(const State *s, int d, int i, const LevelArgs<T> &L, int B, int back,
-                       const T *cs, const T *src, const T *g, T *x, int rows, int nrhs,
+                       const T *cs, const T *src, const T *g, T *x, int nrhs,
                        cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   const bool thomas = d == s->ndim - 2;
-  if (thomas && rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1] && (!back || s->fuse_back) &&
+  if (thomas && s->rows > 0 && s->fuse_slots > 0 && D.lfused[i - 1] && (!back || s->fuse_back) &&
       (!back || L.nds < 4 || s->fuse_back4))
     return level_solve_sum<T>(s, d, i, L, B, back, cs, src, g, x, nrhs, stream);
-  cudaError_t e = level_solve<T>(s, d, L, B, cs, src, g, rows, nrhs, stream);
+  cudaError_t e = level_solve<T>(s, d, L, B, cs, src, g, nrhs, stream);
   if (e != cudaSuccess)
     return e;
-  const bool serial = thomas && rows == 0;
+  const bool serial = thomas && s->rows == 0;
   const size_t vs = serial ? 1 : L.S, vt = serial ? (size_t)B * (size_t)L.ne : 1;
   return level_reduce<T>(s, d, L, B, back, (const T *)D.v, vs, vt, x, nrhs, stream);
 }
@@ -526,7 +526,7 @@ cudaError_t level_step(const State *s, int d, int i, const LevelArgs<T> &L, int 
 // right-hand side.
 template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, size_t fs,
-                    const T *cs, int rows, int nrhs, cudaStream_t stream)
+                    const T *cs, int nrhs, cudaStream_t stream)
 {
   const DimState &D = s->dim[d];
   const Facs<T> F = facs_of<T>(s);
@@ -539,7 +539,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     const LevelArgs<T> L = level_of<T>(s, d, i, xs, i == 1 ? fs : xs);
     if (L.nb == 0)
       continue;
-    if ((e = level_step<T>(s, d, i, L, B, 0, cs, src, nullptr, x, rows, nrhs, stream)) !=
+    if ((e = level_step<T>(s, d, i, L, B, 0, cs, src, nullptr, x, nrhs, stream)) !=
         cudaSuccess)
       return e;
     if (L.nj > 0) {
@@ -564,7 +564,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     mark(s, PSCR_STAGE_COUPLING, stream);
     if (e != cudaSuccess)
       return e;
-    if ((e = level_step<T>(s, d, i, L, B, 1, cs, src, (const T *)D.lr, x, rows, nrhs,
+    if ((e = level_step<T>(s, d, i, L, B, 1, cs, src, (const T *)D.lr, x, nrhs,
                            stream)) != cudaSuccess)
       return e;
   }
@@ -617,8 +617,8 @@ pscr_status probe_pivots(State *s)
   for (int attempt = 0; attempt < 2; attempt++) {
     PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), s->stream));
     PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->xbuf, 0, s->total * s->elem, s->stream));
-    if ((st = solve_on_stream(s, 1, s->xbuf, s->total, s->xbuf, s->total, s->stream,
-                              s->rows)) != PSCR_SUCCESS)
+    if ((st = solve_on_stream(s, 1, s->xbuf, s->total, s->xbuf, s->total, s->stream)) !=
+        PSCR_SUCCESS)
       goto out;
     PSCR_CUDA_GOTO(st, out,
                    cudaMemcpyAsync(&bad, s->flag, sizeof bad, cudaMemcpyDeviceToHost, s->stream));
@@ -647,18 +647,19 @@ namespace {
 // at 4095^2 Poisson, double, H100.)
 template <class T, class W>
 cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
-                        cudaStream_t cs, int rows)
+                        cudaStream_t cs)
 {
   const size_t words = sizeof(T) / sizeof(W), count = s->total * words;
   cudaError_t e;
-  if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)f, ldf, (const T *)s->cs0, rows, nb,
+  if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)f, ldf, (const T *)s->cs0, nb,
                      cs)) != cudaSuccess)
     return e;
   // The pivots depend on the shifts only, not on f: probe_pivots knows
   // whether they fail, and then no u_r of any batch is a solution. Only
   // then does a solve end with the fill (the flag stays set). (The flag's
-  // clear and test in every solve were 2 of 31 launches and 0.7% of the
-  // time at 4096^2 Poisson, float, H100.)
+  // clear and test in every solve were 2 of 31 launches at 4096^2 Poisson,
+  // 0.1-0.7% of the float time on the H100,
+  // bench/results/2026-11-24-h100-pivot-probe.)
   if (!s->pivots_bad)
     return cudaSuccess;
   unsigned grid = grid_of(count);
@@ -673,7 +674,7 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
 } // namespace
 
 // The whole solve of nb right-hand sides (1 <= nb <= max_batch) on `stream`
-// with the given level-3 solver (rows, as State.rows): f_r at f + r ldf, u_r
+// with the plan's level-3 solver (State.rows): f_r at f + r ldf, u_r
 // at u + r ldu (elements, >= total); u == f only with ldu == ldf (in place).
 // One launch sequence, the launches of a single solve, each over nb times the
 // work; every u_r gets bitwise the numbers of a single solve (each kernel
@@ -686,7 +687,7 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
 // two more passes over the data per right-hand side, for nothing the kernels
 // cannot do with one multiply.
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u,
-                                   size_t ldu, cudaStream_t cs, int rows)
+                                   size_t ldu, cudaStream_t cs)
 {
   pscr_status st = PSCR_SUCCESS;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
@@ -694,11 +695,11 @@ pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u
   {
     cudaError_t e;
     if (s->single)
-      e = s->cplx ? solve_typed<cf, float>(s, nb, f, ldf, u, ldu, cs, rows)
-                  : solve_typed<float, float>(s, nb, f, ldf, u, ldu, cs, rows);
+      e = s->cplx ? solve_typed<cf, float>(s, nb, f, ldf, u, ldu, cs)
+                  : solve_typed<float, float>(s, nb, f, ldf, u, ldu, cs);
     else
-      e = s->cplx ? solve_typed<zc, double>(s, nb, f, ldf, u, ldu, cs, rows)
-                  : solve_typed<double, double>(s, nb, f, ldf, u, ldu, cs, rows);
+      e = s->cplx ? solve_typed<zc, double>(s, nb, f, ldf, u, ldu, cs)
+                  : solve_typed<double, double>(s, nb, f, ldf, u, ldu, cs);
     PSCR_CUDA_GOTO(st, out, e);
   }
 out:
@@ -709,7 +710,7 @@ extern "C" pscr_status pscr_cuda_state_solve_device(void *state, const void *f, 
                                                     void *stream)
 {
   State *s = (State *)state;
-  return solve_on_stream(s, 1, f, s->total, u, s->total, (cudaStream_t)stream, s->rows);
+  return solve_on_stream(s, 1, f, s->total, u, s->total, (cudaStream_t)stream);
 }
 
 // Groups of up to max_batch right-hand sides, one launch sequence each, in
@@ -724,8 +725,7 @@ extern "C" pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs,
     const int nb = nrhs - r0 < s->max_batch ? nrhs - r0 : s->max_batch;
     const pscr_status st =
         solve_on_stream(s, nb, (const char *)f + (size_t)r0 * ldf * s->elem, ldf,
-                        (char *)u + (size_t)r0 * ldu * s->elem, ldu, (cudaStream_t)stream,
-                        s->rows);
+                        (char *)u + (size_t)r0 * ldu * s->elem, ldu, (cudaStream_t)stream);
     if (st != PSCR_SUCCESS)
       return st;
   }
@@ -757,7 +757,7 @@ extern "C" pscr_status pscr_cuda_state_solve_profile(void *state, const void *f,
     PSCR_CUDA_GOTO(st, out, cudaEventCreate(&prof.ev[made]));
   prof.cap = cap;
   s->prof = &prof;
-  st = solve_on_stream(s, 1, f, s->total, u, s->total, cs, s->rows);
+  st = solve_on_stream(s, 1, f, s->total, u, s->total, cs);
   s->prof = nullptr;
   if (st != PSCR_SUCCESS)
     goto out;

@@ -189,7 +189,7 @@ cudaError_t pdl_supported(int device, int *yes);
 cudaError_t part_sum_plan(State *s, bool always);
 pscr_status probe_pivots(State *s);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
-                            cudaStream_t cs, int rows);
+                            cudaStream_t cs);
 
 } // namespace pscr_cuda
 

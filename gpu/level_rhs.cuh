@@ -6,8 +6,7 @@
 // entry t of a slab. (At the merged top level, whose block has a fourth
 // element d_3 = last(B) of weight w_e[last], k_couple_back stores
 // gR = -F_{d_3}: the same formula adds that term.) Named scalars and
-// pointers, not arrays: a runtime-
-// indexed array would live in local memory.
+// pointers, not arrays: a runtime-indexed array would live in local memory.
 #ifndef PSCR_CUDA_LEVEL_RHS_CUH
 #define PSCR_CUDA_LEVEL_RHS_CUH
 
