@@ -6,6 +6,13 @@
 
 #include "error.h"
 
+/* Host bytes of a level's tables (pscr_levels_build's allocations). */
+static size_t pscr_level_bytes(int nj, int nitems)
+{
+  return (size_t)(nj + 1) * sizeof(pscr_block) + (size_t)nitems * sizeof(pscr_item) +
+         (size_t)(3 * nj + nj + 2) * sizeof(int);
+}
+
 /* Free one level's tables. */
 static void pscr_level_free(pscr_level *L)
 {
@@ -69,6 +76,7 @@ static pscr_status pscr_levels_merge_top(pscr_levels *lv, int chunk)
   below->nitems = nitems;
   below->block_item0[1] = nitems;
   below->nj = 0; /* the top level: J empty, as J_k above */
+  lv->bytes -= pscr_level_bytes(top->nj, top->nitems);
   pscr_level_free(top);
   lv->k--;
   lv->max_nd = PSCR_D_MAX;
@@ -165,8 +173,7 @@ pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk, int merge)
         L->jright[L->nj] = x < n - 1 ? blk_start[x + 1] : -1;
         L->nj++;
       }
-    lv->bytes += (size_t)(nj + 1) * sizeof *L->blocks + (size_t)nitems * sizeof *L->items +
-                 (size_t)(3 * nj + nj + 2) * sizeof(int);
+    lv->bytes += pscr_level_bytes(nj, nitems);
     char *t = in_prev;
     in_prev = in_cur;
     in_cur = t;
