@@ -394,6 +394,7 @@ typedef struct EIG(sweep) {
   eig_vm *member; /* block window masks: EIG_TW_NV n */
   unsigned char *ip;
   int *win;
+  int *gact;      /* block_orth's active lane vectors per group of vectors: n */
   EIG_T sigma_prev;
   int refined;
 } EIG(sweep);
@@ -713,7 +714,7 @@ static inline EIG(v) EIG(xs_row)(int n, const EIG(v) * x, size_t i, int b, eig_v
 }
 
 /* b = M z for z = x sc (per lane vector scale, formed row by row), bn =
- * ||b||_inf (as block_orth's norms), and x = L^{-1} P b in place. */
+ * ||b||_inf (eig_vd_norm), and x = L^{-1} P b in place. */
 static void EIG(lane_mass_fwd)(int n, const EIG_T *md, const EIG_T *mo, const EIG(plu) * f,
                                EIG(v) * x, const eig_vd *sc, eig_vd *bnrm)
 {
@@ -745,12 +746,12 @@ static void EIG(lane_mass_fwd)(int n, const EIG_T *md, const EIG_T *mo, const EI
     }
   for (int b = 0; b < NV; b++) {
     x[(size_t)(n - 1) * NV + b] = xi[b];
-    bnrm[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
+    bnrm[b] = eig_vd_norm(m[b], sum[b]);
   }
 }
 
 /* x = U^{-1} x in place (after lane_factor_fwd or lane_mass_fwd; ao, mo,
- * s for lane_du2), and xn = ||x||_inf (as block_orth's norms). */
+ * s for lane_du2), and xn = ||x||_inf (eig_vd_norm). */
 static void EIG(lane_back)(int n, const EIG_T *ao, const EIG_T *mo, const EIG(v) * s,
                            const EIG(plu) * f, EIG(v) * x, eig_vd *xnrm)
 {
@@ -785,7 +786,7 @@ static void EIG(lane_back)(int n, const EIG_T *ao, const EIG_T *mo, const EIG(v)
       sum[b] += a;
     }
   for (int b = 0; b < NV; b++)
-    xnrm[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
+    xnrm[b] = eig_vd_norm(m[b], sum[b]);
 }
 
 /* The bilinear Rayleigh quotient v^T A v / v^T M v into *rho, y = M v on
@@ -1079,8 +1080,8 @@ static int EIG(orth_active)(const eig_vm *member, int t, int nq)
   return act;
 }
 
-/* Per lane max |z_i| (|re| + |im|) over rows i0..i1-1 into m and sum
- * (lane_norms, a block at a time). */
+/* Per lane max |z_i| (|re| + |im|) and sum over rows i0..i1-1, into m and
+ * sum (eig_vd_norm makes the norm of them). */
 static inline void EIG(norm_rows)(int i0, int i1, const EIG(v) * z, eig_vd *m, eig_vd *sum)
 {
   for (int i = i0; i < i1; i++)
@@ -1100,13 +1101,14 @@ static inline void EIG(norm_rows)(int i0, int i1, const EIG(v) * z, eig_vd *m, e
  * passes over z in blocks of rows that stay in the first-level cache:
  * the first forms M z of a block and its products with every v_k (and the
  * norms before), the second subtracts every v_k's share from the block
- * (and takes the norms after). The batch (2 MB at n = 8191) streams from
- * the last-level cache, so the count of passes over it, not the
- * arithmetic, sets the time: six to eight separate passes took twice as
- * long. coef: EIG_TW_NV nk lane vectors.
+ * (and takes the norms after). The batch is 2 MB at n = 8191, past the
+ * second-level cache: the six to eight passes over it that this replaces
+ * took 0.34 s of block stages there, the two passes 0.32 s (and with the
+ * three-product sums 0.27 s; bench/results/2026-11-24-cpu-eigen-sweep).
+ * coef: EIG_TW_NV nk lane vectors; act: nk / EIG_ORTH_Q + 1 ints.
  */
 static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) * r, int k0,
-                            int nk, const eig_vm *member, EIG(v) * z, EIG(v) * coef,
+                            int nk, const eig_vm *member, EIG(v) * z, EIG(v) * coef, int *act,
                             eig_vd *before, eig_vd *after)
 {
   enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q, RB = 32 };
@@ -1116,6 +1118,8 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
   eig_vd m[NV], sum[NV];
   for (size_t k = 0; k < (size_t)nk * NV; k++)
     coef[k] = zero;
+  for (int t = 0; t < nk; t += Q)
+    act[t / Q] = EIG(orth_active)(member, t, nk - t < Q ? nk - t : Q);
   for (int b = 0; b < NV; b++)
     m[b] = sum[b] = eig_vd_splat(0.0);
   for (int i0 = 0; i0 < n; i0 += RB) {
@@ -1127,12 +1131,12 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
       const EIG_T *vk[Q];
       for (int q = 0; q < nq; q++)
         vk[q] = EIG(ring_at)(r, n, k0 + t + q);
-      EIG(orth_group)(0, i0, i1, nq, EIG(orth_active)(member, t, nq), vk, mzb,
+      EIG(orth_group)(0, i0, i1, nq, act[t / Q], vk, mzb,
                       (EIG(v)(*)[NV])(coef + (size_t)t * NV), NULL);
     }
   }
   for (int b = 0; b < NV; b++)
-    before[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
+    before[b] = eig_vd_norm(m[b], sum[b]);
   for (size_t k = 0; k < (size_t)nk * NV; k++)
     coef[k] = EIG(v_sel)(member[k], coef[k], zero);
   for (int b = 0; b < NV; b++)
@@ -1144,13 +1148,13 @@ static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) *
       const EIG_T *vk[Q];
       for (int q = 0; q < nq; q++)
         vk[q] = EIG(ring_at)(r, n, k0 + t + q);
-      EIG(orth_group)(1, i0, i1, nq, EIG(orth_active)(member, t, nq), vk, NULL,
+      EIG(orth_group)(1, i0, i1, nq, act[t / Q], vk, NULL,
                       (EIG(v)(*)[NV])(coef + (size_t)t * NV), z);
     }
     EIG(norm_rows)(i0, i1, z, m, sum);
   }
   for (int b = 0; b < NV; b++)
-    after[b] = eig_vd_sel((eig_vm)(sum[b] != sum[b]), sum[b], m[b]);
+    after[b] = eig_vd_norm(m[b], sum[b]);
 }
 
 /*
@@ -1330,7 +1334,8 @@ static int EIG(sweep_init)(EIG(sweep) * sw, int n)
   sw->member = aligned_alloc(64, (size_t)EIG_TW_NV * (size_t)n * sizeof(eig_vm));
   sw->ip = malloc((size_t)n);
   sw->win = malloc((size_t)n * sizeof(int));
-  return sw->work && sw->bcoef && sw->member && sw->ip && sw->win;
+  sw->gact = malloc((size_t)n * sizeof(int));
+  return sw->work && sw->bcoef && sw->member && sw->ip && sw->win && sw->gact;
 }
 
 static void EIG(sweep_free)(EIG(sweep) * sw)
@@ -1341,6 +1346,7 @@ static void EIG(sweep_free)(EIG(sweep) * sw)
   free(sw->member);
   free(sw->ip);
   free(sw->win);
+  free(sw->gact);
 }
 
 /* Window of vector j: the earlier vectors k with |lambda_k - lambda_j| <=
@@ -1401,7 +1407,8 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
   if (!any)
     return;
   eig_vd before[NV], after[NV], unused[NV];
-  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, before, after);
+  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, sw->gact,
+                    before, after);
   int again = 0;
   for (int lane = 0; lane < L; lane++) {
     heavy[lane] = ok[lane] && !(after[lane / VL][lane % VL] >= 0.5 * before[lane / VL][lane % VL]);
@@ -1415,7 +1422,8 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
         member[(size_t)k * NV + b][l] &= heavy[b * VL + l] ? -1 : 0;
   for (int b = 0; b < NV; b++)
     before[b] = after[b];
-  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, unused, after);
+  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, sw->gact,
+                    unused, after);
   for (int lane = 0; lane < L; lane++)
     if (heavy[lane] && !(after[lane / VL][lane % VL] >= 0.5 * before[lane / VL][lane % VL]))
       ok[lane] = 0;

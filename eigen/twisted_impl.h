@@ -57,6 +57,13 @@ static inline eig_vd eig_vd_sel(eig_vm m, eig_vd a, eig_vd b)
   return (eig_vd)(((eig_vm)a & m) | ((eig_vm)b & ~m));
 }
 
+/* Per lane ||.||_inf from the running max m and sum of |entries|: m, or
+ * NaN where an entry was NaN (the sum then is; the max skips it). */
+static inline eig_vd eig_vd_norm(eig_vd m, eig_vd sum)
+{
+  return eig_vd_sel((eig_vm)(sum != sum), sum, m);
+}
+
 static inline eig_vd eig_vd_abs(eig_vd a)
 {
   return (eig_vd)((eig_vm)a & ~(eig_vm)eig_vd_splat(-0.0));
@@ -489,7 +496,7 @@ static void EIG(twisted_batch)(int n, const EIG_T *ad, const EIG_T *ao, const EI
  * (EIG_TW_NV n lane vectors), and the passes are fused (three instead of
  * six; the same arithmetic): b with the top-down sweep of N y = b, the
  * bottom-up sweep with x = N^{-T} D^{-1} y above r, the rest below r.
- * bnrm, znrm (not NULL): per lane ||b||_inf and ||x||_inf (lane_norms).
+ * bnrm, znrm (not NULL): per lane ||b||_inf and ||x||_inf (NaN where not finite).
  */
 static void EIG(twisted_solve)(int n, const EIG(twf) * f, const EIG_T *md, const EIG_T *mo,
                                EIG(v) * z, EIG(v) * bm, eig_vd *bnrm, eig_vd *znrm)
