@@ -386,7 +386,58 @@ typedef struct EIG(tbatch) {
   EIG_T lam[EIG_TW_LANES];
 } EIG(tbatch);
 
-/* State of the sequential sweep over the eigenvectors. */
+#ifndef EIG_TEAM_DEFINED
+#define EIG_TEAM_DEFINED
+/*
+ * The threads that sweep together (vectors_pipeline): the batch's rows
+ * split into EIG_SWEEP_SEGS fixed segments (whole blocks of 32 rows),
+ * thread tid of nt taking segments tid S / nt .. (tid + 1) S / nt - 1,
+ * always the same rows. Sums over the rows are formed per segment and
+ * added in segment order, so the result does not depend on nt. Every
+ * thread takes the same branches (decisions come from the added sums);
+ * what writes shared state runs on thread 0 between barriers.
+ */
+#define EIG_SWEEP_SEGS 16
+typedef struct eig_team {
+  int tid, nt;
+} eig_team;
+
+static inline void eig_team_sync(void)
+{
+#ifdef _OPENMP
+#pragma omp barrier
+#endif
+}
+
+/* First row of segment s (s = EIG_SWEEP_SEGS: n). */
+static inline int eig_seg_row(int n, int s)
+{
+  const long nblk = (n + 31) / 32;
+  const int r = (int)(s * nblk / EIG_SWEEP_SEGS) * 32;
+  return r < n ? r : n;
+}
+
+/* The thread's segments s0..s1-1. */
+static inline void eig_team_segs(const eig_team *tm, int *s0, int *s1)
+{
+  *s0 = tm->tid * EIG_SWEEP_SEGS / tm->nt;
+  *s1 = (tm->tid + 1) * EIG_SWEEP_SEGS / tm->nt;
+}
+
+/* Items lo..hi-1 of cnt that the thread takes in a split (reductions). */
+static inline void eig_team_share(const eig_team *tm, int cnt, int *lo, int *hi)
+{
+  *lo = (int)((long)tm->tid * cnt / tm->nt);
+  *hi = (int)((long)(tm->tid + 1) * cnt / tm->nt);
+}
+
+/* Per segment partial norms and maxima (eig_vd slots per segment): max
+ * and sum of |z| before and after block_orth, V's largest entry and its
+ * row in run_finish. */
+enum { EIG_SN_MB, EIG_SN_SB, EIG_SN_MA, EIG_SN_SA, EIG_SN_VMAX, EIG_SN_IMAX, EIG_SN_N };
+#endif
+
+/* State of the sweep over the eigenvectors, shared by its threads. */
 typedef struct EIG(sweep) {
   EIG(ring) ring;
   EIG_T *work;    /* 14 n: LU factors, x, y, coefficients */
@@ -395,6 +446,14 @@ typedef struct EIG(sweep) {
   unsigned char *ip;
   int *win;
   int *gact;      /* block_orth's active lane vectors per group of vectors: n */
+  /* Per segment partial sums: block coefficients (segc_cap vectors of
+   * EIG_TW_NV lane vectors per segment), the run's Gram rows (EIG_TW_LANES
+   * + 1 rows of EIG_TW_NV), norms (EIG_SN_N EIG_TW_NV per segment). */
+  EIG(v) *segc, *segg;
+  eig_vd *segn;
+  int segc_cap;
+  /* Thread 0's serial results, read by all after a barrier. */
+  int okb[EIG_TW_LANES], lkind[EIG_TW_LANES], kf, bad;
   EIG_T sigma_prev;
   int refined;
 } EIG(sweep);
@@ -1092,69 +1151,104 @@ static inline void EIG(norm_rows)(int i0, int i1, const EIG(v) * z, eig_vd *m, e
     }
 }
 
+/* ||z_l||_inf from the segments' slots sm (max) and ss (sum), into nrm. */
+static void EIG(seg_norms)(const EIG(sweep) * sw, int sm, int ss, eig_vd *nrm)
+{
+  enum { NV = EIG_TW_NV, SN = EIG_SN_N };
+  for (int b = 0; b < NV; b++) {
+    eig_vd m = eig_vd_splat(0.0), sum = eig_vd_splat(0.0);
+    for (int sg = 0; sg < EIG_SWEEP_SEGS; sg++) {
+      eig_vd a = sw->segn[(size_t)sg * SN * NV + sm * NV + b];
+      m = eig_vd_sel((eig_vm)(a > m), a, m);
+      sum += sw->segn[(size_t)sg * SN * NV + ss * NV + b];
+    }
+    nrm[b] = eig_vd_norm(m, sum);
+  }
+}
+
 /*
  * One block pass of classical Gram-Schmidt of the batch's lanes against
  * the earlier vectors k0..k0+nk-1 (in the ring, M-normalized), in the
  * bilinear form x^T M y: z_l -= sum_k (v_k^T M z_l) v_k, the coefficient
- * kept where member[k * EIG_TW_NV + b] is set for lane (b, l) and zero
- * elsewhere; ||z_l||_inf before and after into before and after. Two
- * passes over z in blocks of rows that stay in the first-level cache:
+ * kept where sw->member[k * EIG_TW_NV + b] is set for lane (b, l) and zero
+ * elsewhere (sw->gact: the groups' active lane vectors, orth_active);
+ * ||z_l||_inf before and after into before and after. Every thread of tm
+ * calls it (its segments' rows; member and gact ready before a barrier).
+ * Two passes over z in blocks of rows that stay in the first-level cache:
  * the first forms M z of a block and its products with every v_k (and the
  * norms before), the second subtracts every v_k's share from the block
  * (and takes the norms after). The batch is 2 MB at n = 8191, past the
  * second-level cache: the six to eight passes over it that this replaces
  * took 0.34 s of block stages there, the two passes 0.32 s (and with the
  * three-product sums 0.27 s; bench/results/2026-11-24-cpu-eigen-sweep).
- * coef: EIG_TW_NV nk lane vectors; act: nk / EIG_ORTH_Q + 1 ints.
  */
-static void EIG(block_orth)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) * r, int k0,
-                            int nk, const eig_vm *member, EIG(v) * z, EIG(v) * coef, int *act,
-                            eig_vd *before, eig_vd *after)
+static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EIG_T *mo,
+                            EIG(sweep) * sw, int k0, int nk, EIG(v) * z, eig_vd *before,
+                            eig_vd *after)
 {
-  enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q, RB = 32 };
+  enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q, RB = 32, S = EIG_SWEEP_SEGS, SN = EIG_SN_N };
   _Static_assert(EIG_TW_NV == 2, "block_orth's kernels list two lane vectors");
+  EIG(ring) *r = &sw->ring;
+  const eig_vm *member = sw->member;
+  const int *act = sw->gact;
   const EIG(v) zero = EIG(v_splat)(0.0);
+  const size_t cstride = (size_t)sw->segc_cap * NV;
   EIG(v) mzb[RB * NV];
-  eig_vd m[NV], sum[NV];
-  for (size_t k = 0; k < (size_t)nk * NV; k++)
-    coef[k] = zero;
-  for (int t = 0; t < nk; t += Q)
-    act[t / Q] = EIG(orth_active)(member, t, nk - t < Q ? nk - t : Q);
-  for (int b = 0; b < NV; b++)
-    m[b] = sum[b] = eig_vd_splat(0.0);
-  for (int i0 = 0; i0 < n; i0 += RB) {
-    const int i1 = n - i0 < RB ? n : i0 + RB;
-    EIG(lane_mass_rows)(n, md, mo, z, i0, i1, mzb);
-    EIG(norm_rows)(i0, i1, z, m, sum);
-    for (int t = 0; t < nk; t += Q) {
-      const int nq = nk - t < Q ? nk - t : Q;
-      const EIG_T *vk[Q];
-      for (int q = 0; q < nq; q++)
-        vk[q] = EIG(ring_at)(r, n, k0 + t + q);
-      EIG(orth_group)(0, i0, i1, nq, act[t / Q], vk, mzb,
-                      (EIG(v)(*)[NV])(coef + (size_t)t * NV), NULL);
+  int s0, s1;
+  eig_team_segs(tm, &s0, &s1);
+  for (int sg = s0; sg < s1; sg++) {
+    EIG(v) *coef = sw->segc + sg * cstride;
+    eig_vd *nrm = sw->segn + (size_t)sg * SN * NV;
+    for (size_t k = 0; k < (size_t)nk * NV; k++)
+      coef[k] = zero;
+    for (int b = 0; b < NV; b++)
+      nrm[EIG_SN_MB * NV + b] = nrm[EIG_SN_SB * NV + b] = eig_vd_splat(0.0);
+    for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += RB) {
+      const int i1 = ie - i0 < RB ? ie : i0 + RB;
+      EIG(lane_mass_rows)(n, md, mo, z, i0, i1, mzb);
+      EIG(norm_rows)(i0, i1, z, nrm + EIG_SN_MB * NV, nrm + EIG_SN_SB * NV);
+      for (int t = 0; t < nk; t += Q) {
+        const int nq = nk - t < Q ? nk - t : Q;
+        const EIG_T *vk[Q];
+        for (int q = 0; q < nq; q++)
+          vk[q] = EIG(ring_at)(r, n, k0 + t + q);
+        EIG(orth_group)(0, i0, i1, nq, act[t / Q], vk, mzb,
+                        (EIG(v)(*)[NV])(coef + (size_t)t * NV), NULL);
+      }
     }
   }
-  for (int b = 0; b < NV; b++)
-    before[b] = eig_vd_norm(m[b], sum[b]);
-  for (size_t k = 0; k < (size_t)nk * NV; k++)
-    coef[k] = EIG(v_sel)(member[k], coef[k], zero);
-  for (int b = 0; b < NV; b++)
-    m[b] = sum[b] = eig_vd_splat(0.0);
-  for (int i0 = 0; i0 < n; i0 += RB) {
-    const int i1 = n - i0 < RB ? n : i0 + RB;
-    for (int t = 0; t < nk; t += Q) {
-      const int nq = nk - t < Q ? nk - t : Q;
-      const EIG_T *vk[Q];
-      for (int q = 0; q < nq; q++)
-        vk[q] = EIG(ring_at)(r, n, k0 + t + q);
-      EIG(orth_group)(1, i0, i1, nq, act[t / Q], vk, NULL,
-                      (EIG(v)(*)[NV])(coef + (size_t)t * NV), z);
-    }
-    EIG(norm_rows)(i0, i1, z, m, sum);
+  eig_team_sync();
+  /* The coefficients, summed over the segments in order (the thread's
+   * share of them), and the norms before (every thread). */
+  int c0, c1;
+  eig_team_share(tm, nk * NV, &c0, &c1);
+  for (int k = c0; k < c1; k++) {
+    EIG(v) c = sw->segc[k];
+    for (int sg = 1; sg < S; sg++)
+      c = EIG(v_add)(c, sw->segc[sg * cstride + k]);
+    sw->bcoef[k] = EIG(v_sel)(member[k], c, zero);
   }
-  for (int b = 0; b < NV; b++)
-    after[b] = eig_vd_norm(m[b], sum[b]);
+  EIG(seg_norms)(sw, EIG_SN_MB, EIG_SN_SB, before);
+  eig_team_sync();
+  for (int sg = s0; sg < s1; sg++) {
+    eig_vd *nrm = sw->segn + (size_t)sg * SN * NV;
+    for (int b = 0; b < NV; b++)
+      nrm[EIG_SN_MA * NV + b] = nrm[EIG_SN_SA * NV + b] = eig_vd_splat(0.0);
+    for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += RB) {
+      const int i1 = ie - i0 < RB ? ie : i0 + RB;
+      for (int t = 0; t < nk; t += Q) {
+        const int nq = nk - t < Q ? nk - t : Q;
+        const EIG_T *vk[Q];
+        for (int q = 0; q < nq; q++)
+          vk[q] = EIG(ring_at)(r, n, k0 + t + q);
+        EIG(orth_group)(1, i0, i1, nq, act[t / Q], vk, NULL,
+                        (EIG(v)(*)[NV])(sw->bcoef + (size_t)t * NV), z);
+      }
+      EIG(norm_rows)(i0, i1, z, nrm + EIG_SN_MA * NV, nrm + EIG_SN_SA * NV);
+    }
+  }
+  eig_team_sync();
+  EIG(seg_norms)(sw, EIG_SN_MA, EIG_SN_SA, after);
 }
 
 /*
@@ -1335,7 +1429,14 @@ static int EIG(sweep_init)(EIG(sweep) * sw, int n)
   sw->ip = malloc((size_t)n);
   sw->win = malloc((size_t)n * sizeof(int));
   sw->gact = malloc((size_t)n * sizeof(int));
-  return sw->work && sw->bcoef && sw->member && sw->ip && sw->win && sw->gact;
+  sw->segc_cap = 64;
+  sw->segc = aligned_alloc(64, (size_t)EIG_SWEEP_SEGS * sw->segc_cap * EIG_TW_NV *
+                                   sizeof(EIG(v)));
+  sw->segg = aligned_alloc(64, (size_t)EIG_SWEEP_SEGS * (EIG_TW_LANES + 1) * EIG_TW_NV *
+                                   sizeof(EIG(v)));
+  sw->segn = aligned_alloc(64, (size_t)EIG_SWEEP_SEGS * EIG_SN_N * EIG_TW_NV * sizeof(eig_vd));
+  return sw->work && sw->bcoef && sw->member && sw->ip && sw->win && sw->gact && sw->segc &&
+         sw->segg && sw->segn;
 }
 
 static void EIG(sweep_free)(EIG(sweep) * sw)
@@ -1347,6 +1448,9 @@ static void EIG(sweep_free)(EIG(sweep) * sw)
   free(sw->ip);
   free(sw->win);
   free(sw->gact);
+  free(sw->segc);
+  free(sw->segg);
+  free(sw->segn);
 }
 
 /* Window of vector j: the earlier vectors k with |lambda_k - lambda_j| <=
@@ -1378,15 +1482,25 @@ static int EIG(window)(const EIG(ictx) * cx, int g0, int j, int *win, int *nwin,
   return first;
 }
 
+/* Thread 0: the active lane vectors of block_orth's groups of vectors
+ * from sw->member (nk vectors). */
+static void EIG(block_groups)(EIG(sweep) * sw, int nk)
+{
+  for (int t = 0; t < nk; t += EIG_ORTH_Q)
+    sw->gact[t / EIG_ORTH_Q] =
+        EIG(orth_active)(sw->member, t, nk - t < EIG_ORTH_Q ? nk - t : EIG_ORTH_Q);
+}
+
 /*
  * Block stage: the accepted lanes of tb (ok) against the finished vectors
  * kb..ke-1 of their windows (block_orth), once more for lanes that
  * cancelled heavily (the norm halved; "twice is enough"); lanes still
  * cancelling heavily after that lay mostly in the window's span and are
- * left to inverse iteration (ok cleared).
+ * left to inverse iteration (ok cleared). Every thread of tm calls it,
+ * with the same ok.
  */
-static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * tb, int *ok,
-                             int kb, int ke)
+static void EIG(block_stage)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) * sw,
+                             EIG(tbatch) * tb, int *ok, int kb, int ke)
 {
   enum { NV = EIG_TW_NV, VL = EIG_VL, L = EIG_TW_LANES };
   const int n = cx->n, nk = ke - kb;
@@ -1402,13 +1516,16 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
         m[l] = in ? -1 : 0;
         any |= in;
       }
-      member[(size_t)k * NV + b] = m;
+      if (tm->tid == 0)
+        member[(size_t)k * NV + b] = m;
     }
   if (!any)
     return;
+  if (tm->tid == 0)
+    EIG(block_groups)(sw, nk);
+  eig_team_sync();
   eig_vd before[NV], after[NV], unused[NV];
-  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, sw->gact,
-                    before, after);
+  EIG(block_orth)(tm, n, cx->md, cx->mo, sw, kb, nk, tb->z, before, after);
   int again = 0;
   for (int lane = 0; lane < L; lane++) {
     heavy[lane] = ok[lane] && !(after[lane / VL][lane % VL] >= 0.5 * before[lane / VL][lane % VL]);
@@ -1416,14 +1533,17 @@ static void EIG(block_stage)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) 
   }
   if (!again)
     return;
-  for (int k = 0; k < nk; k++)
-    for (int b = 0; b < NV; b++)
-      for (int l = 0; l < VL; l++)
-        member[(size_t)k * NV + b][l] &= heavy[b * VL + l] ? -1 : 0;
+  if (tm->tid == 0) {
+    for (int k = 0; k < nk; k++)
+      for (int b = 0; b < NV; b++)
+        for (int l = 0; l < VL; l++)
+          member[(size_t)k * NV + b][l] &= heavy[b * VL + l] ? -1 : 0;
+    EIG(block_groups)(sw, nk);
+  }
+  eig_team_sync();
   for (int b = 0; b < NV; b++)
     before[b] = after[b];
-  EIG(block_orth)(n, cx->md, cx->mo, &sw->ring, kb, nk, member, tb->z, sw->bcoef, sw->gact,
-                    unused, after);
+  EIG(block_orth)(tm, n, cx->md, cx->mo, sw, kb, nk, tb->z, unused, after);
   for (int lane = 0; lane < L; lane++)
     if (heavy[lane] && !(after[lane / VL][lane % VL] >= 0.5 * before[lane / VL][lane % VL]))
       ok[lane] = 0;
@@ -1496,12 +1616,15 @@ static void EIG(gram_group)(int ib, int i0, const EIG(v) * z, const int *poff, i
  * normalization w^T M w = 1 with the sign convention, into the ring and
  * the selected components of w. A lane that cancels heavily (its norm
  * halves) ends the run: it is left to inverse iteration. Returns the
- * first lane not finished, or -1 on failure (*fail).
+ * first lane not finished, or -1 on an isotropic vector (*fail, from
+ * thread 0). Every thread of tm calls it; the sums over the rows are
+ * formed per segment (its own), the small problems in between by every
+ * thread alike.
  */
-static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * tb, int a,
-                           int e, EIG(ifail) * fail)
+static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) * sw,
+                           EIG(tbatch) * tb, int a, int e, EIG(ifail) * fail)
 {
-  enum { NV = EIG_TW_NV, VL = EIG_VL, L = EIG_TW_LANES };
+  enum { NV = EIG_TW_NV, VL = EIG_VL, L = EIG_TW_LANES, S = EIG_SWEEP_SEGS, SN = EIG_SN_N };
   const int n = cx->n, j0 = tb->j0;
   const double eps = DBL_EPSILON, tau2 = cx->tau * cx->tau;
   const EIG_T *md = cx->md, *mo = cx->mo, *lambda = cx->lambda;
@@ -1521,34 +1644,49 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     poff[q] = EIG(tw_off)(part[q]);
   /* G[k][b] (k a partner): rows of G as lane vectors, gd its diagonal,
    * summed over blocks of GB rows (M z of the block in mzb) and
-   * EIG_ORTH_Q rows k at a time, so that the sums stay in registers. */
+   * EIG_ORTH_Q rows k at a time, so that the sums stay in registers; per
+   * segment (gd as the segment's row L), then added in segment order. */
   enum { GB = 32 };
   EIG(v) G[L][NV], gd[NV], mzb[GB][NV];
-  for (int k = 0; k < L; k++)
-    for (int b = 0; b < NV; b++)
-      G[k][b] = zero;
-  for (int b = 0; b < NV; b++)
-    gd[b] = zero;
-  for (int i0 = 0; i0 < n; i0 += GB) {
-    const int ib = n - i0 < GB ? n - i0 : GB;
-    EIG(lane_mass_rows)(n, md, mo, z, i0, i0 + ib, &mzb[0][0]);
-    for (int ii = 0; ii < ib; ii++)
+  int s0, s1;
+  eig_team_segs(tm, &s0, &s1);
+  for (int sg = s0; sg < s1; sg++) {
+    EIG(v)(*Gs)[NV] = (EIG(v)(*)[NV])(sw->segg + (size_t)sg * (L + 1) * NV);
+    for (int k = 0; k <= L; k++)
       for (int b = 0; b < NV; b++)
-        gd[b] = EIG(v_mac)(gd[b], z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]);
-    for (int p0 = 0; p0 < np; p0 += EIG_ORTH_Q) {
-      const int kn = np - p0 < EIG_ORTH_Q ? np - p0 : EIG_ORTH_Q;
-      EIG(v) g[4][NV];
-      for (int q = 0; q < 4; q++)
+        Gs[k][b] = zero;
+    for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += GB) {
+      const int ib = ie - i0 < GB ? ie - i0 : GB;
+      EIG(lane_mass_rows)(n, md, mo, z, i0, i0 + ib, &mzb[0][0]);
+      for (int ii = 0; ii < ib; ii++)
         for (int b = 0; b < NV; b++)
-          g[q][b] = zero;
-      /* Only G's entries above the diagonal are read (EIG_G): a group of
-       * partners from lane vector 1 on skips lane vector 0. */
-      EIG(gram_group)(ib, i0, z, poff + p0, kn, mzb, part[p0] < VL ? 0 : 1, g);
-      for (int q = 0; q < kn; q++)
-        for (int b = 0; b < NV; b++)
-          G[part[p0 + q]][b] = EIG(v_add)(G[part[p0 + q]][b], g[q][b]);
+          Gs[L][b] = EIG(v_mac)(Gs[L][b], z[(size_t)(i0 + ii) * NV + b], mzb[ii][b]);
+      for (int p0 = 0; p0 < np; p0 += EIG_ORTH_Q) {
+        const int kn = np - p0 < EIG_ORTH_Q ? np - p0 : EIG_ORTH_Q;
+        EIG(v) g[4][NV];
+        for (int q = 0; q < 4; q++)
+          for (int b = 0; b < NV; b++)
+            g[q][b] = zero;
+        /* Only G's entries above the diagonal are read (EIG_G): a group of
+         * partners from lane vector 1 on skips lane vector 0. */
+        EIG(gram_group)(ib, i0, z, poff + p0, kn, mzb, part[p0] < VL ? 0 : 1, g);
+        for (int q = 0; q < kn; q++)
+          for (int b = 0; b < NV; b++)
+            Gs[part[p0 + q]][b] = EIG(v_add)(Gs[part[p0 + q]][b], g[q][b]);
+      }
     }
   }
+  eig_team_sync();
+  for (int k = 0; k <= L; k++)
+    for (int b = 0; b < NV; b++) {
+      EIG(v) acc = sw->segg[(size_t)k * NV + b];
+      for (int sg = 1; sg < S; sg++)
+        acc = EIG(v_add)(acc, sw->segg[((size_t)sg * (L + 1) + k) * NV + b]);
+      if (k < L)
+        G[k][b] = acc;
+      else
+        gd[b] = acc;
+    }
   /* G_kl for k, l in the run: the diagonal, or the row of the smaller
    * index (G is symmetric), which is a partner wherever T and t below
    * reach it. */
@@ -1596,8 +1734,10 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     for (int k = a; k <= l; k++)
       T[k][l] = t[k] * r;
   }
-  if (stop == a)
+  if (stop == a) {
+    eig_team_sync(); /* (segg read by all before the next run's sums) */
     return a;
+  }
   /* V = Z T, with each lane's largest entry (first index). */
   eig_vd vmax[NV], imax[NV];
   /* V = Z diag(T) + sum over partners k of z_k T[k][.] (off the
@@ -1626,10 +1766,6 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       }
     }
   }
-  for (int b = 0; b < NV; b++) {
-    vmax[b] = eig_vd_splat(-1.0);
-    imax[b] = eig_vd_splat(0.0);
-  }
   EIG_T *vl[L];
   for (int l = a; l < stop; l++)
     vl[l] = EIG(ring_at)(&sw->ring, n, j0 + l);
@@ -1648,8 +1784,13 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
   }
 #endif
   enum { RB = EIG_IS_REAL ? VL : VL / 2 };
-  for (int i0 = 0; i0 < n; i0 += RB) {
-    const int rb = n - i0 < RB ? n - i0 : RB;
+  for (int sg = s0; sg < s1; sg++) {
+  for (int b = 0; b < NV; b++) {
+    vmax[b] = eig_vd_splat(-1.0);
+    imax[b] = eig_vd_splat(0.0);
+  }
+  for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += RB) {
+    const int rb = ie - i0 < RB ? ie - i0 : RB;
     EIG(v) blk[RB][NV];
     for (int k = 0; k < rb; k++) {
       const int i = i0 + k;
@@ -1715,6 +1856,23 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
       }
     }
   }
+  for (int b = 0; b < NV; b++) {
+    sw->segn[((size_t)sg * SN + EIG_SN_VMAX) * NV + b] = vmax[b];
+    sw->segn[((size_t)sg * SN + EIG_SN_IMAX) * NV + b] = imax[b];
+  }
+  }
+  eig_team_sync();
+  /* The largest entries over the segments in order (first index). */
+  for (int b = 0; b < NV; b++) {
+    vmax[b] = eig_vd_splat(-1.0);
+    imax[b] = eig_vd_splat(0.0);
+    for (int sg = 0; sg < S; sg++) {
+      eig_vd m = sw->segn[((size_t)sg * SN + EIG_SN_VMAX) * NV + b];
+      eig_vm gt = (eig_vm)(m > vmax[b]);
+      vmax[b] = eig_vd_sel(gt, m, vmax[b]);
+      imax[b] = eig_vd_sel(gt, sw->segn[((size_t)sg * SN + EIG_SN_IMAX) * NV + b], imax[b]);
+    }
+  }
   /* Sign convention: the first entry of largest magnitude gets a positive
    * real part. Complex: reject a (numerically) isotropic vector,
    * |w^T M w| <= eps ||M|| ||w||_inf^2 before the scaling. */
@@ -1723,13 +1881,15 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
     EIG_T top = vl[l][(int)imax[b][q]];
     double vm = vmax[b][q];
     if (!EIG_IS_REAL && !(1.0 > eps * cx->mnorm * vm * vm)) {
-      fail->kind = 3;
-      fail->j = j0 + l;
-      fail->s = 1.0 / (vm * vm);
+      if (tm->tid == 0) {
+        fail->kind = 3;
+        fail->j = j0 + l;
+        fail->s = 1.0 / (vm * vm);
+      }
       return -1;
     }
     const double sgn = creal(top) < 0.0 ? -1.0 : 1.0;
-    for (int t = 0; cx->w && t < cx->nsel; t++)
+    for (int t = 0; tm->tid == 0 && cx->w && t < cx->nsel; t++)
       cx->w[(size_t)(j0 + l) * cx->nsel + t] = vl[l][cx->sel ? cx->sel[t] : t] * sgn;
   }
   return stop;
@@ -1742,69 +1902,102 @@ static int EIG(run_finish)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * 
  * windows (block_stage), then finished in runs (run_finish); vectors in
  * tight clusters, and those the twisted path did not accept, come from
  * inverse iteration, after which the remaining lanes are orthogonalized
- * against them. Returns 0 or a failure kind (details in *fail).
+ * against them. Every thread of tm calls it: the block stages and runs
+ * split the rows, the rest runs on thread 0 (its results reach the others
+ * through sw after a barrier). Returns 0 or a failure kind, the same on
+ * every thread (details in *fail, from thread 0).
  */
-static int EIG(sweep_batch)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) * tb,
-                            EIG(ifail) * fail)
+static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) * sw,
+                            EIG(tbatch) * tb, EIG(ifail) * fail)
 {
+  enum { L = EIG_TW_LANES, S = EIG_SWEEP_SEGS };
+  /* The barrier first: tb's producer is done with it, and every thread
+   * with the previous batch. (Nothing of tb is read before it.) */
+  eig_team_sync();
   const int n = cx->n, j0 = tb->j0, cnt = tb->cnt;
   EIG_T *lambda = cx->lambda;
   const double tau = cx->tau;
   EIG(ring) *ring = &sw->ring;
   EIG_T *y = sw->work + 6 * (size_t)n;
-  int ok[EIG_TW_LANES];
-  for (int l = 0; l < cnt; l++) {
-    ok[l] = tb->ok[l] && !EIG(in_tight)(lambda, j0 + l, cx->tight);
-    if (ok[l] && EIG_REFINE && lambda[j0 + l] != tb->lam[l]) {
-      lambda[j0 + l] = tb->lam[l];
-      sw->refined = 1;
+  int ok[L];
+  if (tm->tid == 0) {
+    for (int l = 0; l < cnt; l++) {
+      sw->okb[l] = tb->ok[l] && !EIG(in_tight)(lambda, j0 + l, cx->tight);
+      if (sw->okb[l] && EIG_REFINE && lambda[j0 + l] != tb->lam[l]) {
+        lambda[j0 + l] = tb->lam[l];
+        sw->refined = 1;
+      }
+    }
+    for (int l = cnt; l < L; l++)
+      sw->okb[l] = 0;
+    /* The ring keeps every earlier vector within tau (real parts) of the
+     * batch: from kf on; the block stages' sums up to j0 + cnt - kf
+     * vectors per segment. */
+    int kf = j0;
+    while (kf > 0 && creal(lambda[j0]) - creal(lambda[kf - 1]) <= tau)
+      kf--;
+    sw->kf = kf;
+    sw->bad = !EIG(ring_reserve)(ring, n, kf, j0 + cnt - 1);
+    const int need = j0 + cnt - kf;
+    if (!sw->bad && need > sw->segc_cap) {
+      int cap = sw->segc_cap;
+      while (cap < need)
+        cap *= 2;
+      EIG(v) *c = aligned_alloc(64, (size_t)S * cap * EIG_TW_NV * sizeof(EIG(v)));
+      sw->bad = c == NULL;
+      if (c) {
+        free(sw->segc);
+        sw->segc = c;
+        sw->segc_cap = cap;
+      }
+    }
+    if (sw->bad) {
+      fail->kind = 4;
+      fail->j = need;
     }
   }
-  for (int l = cnt; l < EIG_TW_LANES; l++)
-    ok[l] = 0;
-
-  /* The ring keeps every earlier vector within tau (real parts) of the
-   * batch: from kf on. */
-  int kf = j0;
-  while (kf > 0 && creal(lambda[j0]) - creal(lambda[kf - 1]) <= tau)
-    kf--;
-  if (!EIG(ring_reserve)(ring, n, kf, j0 + cnt - 1)) {
-    fail->kind = 4;
-    fail->j = j0 + cnt - kf;
+  eig_team_sync();
+  if (sw->bad)
     return 4;
-  }
-  EIG(block_stage)(cx, sw, tb, ok, kf, j0);
+  const int kf = sw->kf;
+  memcpy(ok, sw->okb, sizeof ok);
+  EIG(block_stage)(tm, cx, sw, tb, ok, kf, j0);
   int applied = j0; /* lanes still open are orthogonal to the vectors before */
   for (int pos = 0; pos < cnt;) {
     if (ok[pos] && applied < j0 + pos) {
-      EIG(block_stage)(cx, sw, tb, ok, applied, j0 + pos);
+      EIG(block_stage)(tm, cx, sw, tb, ok, applied, j0 + pos);
       applied = j0 + pos;
     }
     if (ok[pos]) {
       int e = pos;
       while (e < cnt && ok[e])
         e++;
-      int stop = EIG(run_finish)(cx, sw, tb, pos, e, fail);
+      int stop = EIG(run_finish)(tm, cx, sw, tb, pos, e, fail);
       if (stop < 0)
-        return fail->kind;
+        return 3; /* isotropic */
       if (stop < e)
         ok[stop] = 0;
       if (stop > pos)
         pos = stop;
       continue;
     }
+    /* Inverse iteration for lane pos, on thread 0. */
     const int j = j0 + pos;
-    int nwin, intight;
-    double spread;
-    EIG(window)(cx, 0, j, sw->win, &nwin, &intight, &spread);
-    EIG_T sigma = EIG(shift_of)(lambda, 0, j, tau, cx->tight, cx->pertol, sw->sigma_prev);
-    sw->sigma_prev = sigma;
-    EIG_T *v = EIG(ring_at)(ring, n, j);
-    int kind = EIG(invit_one)(cx, sw, j, sw->win, nwin, intight, spread, sigma, v, fail);
-    if (!kind)
-      kind = EIG(finish)(cx, j, v, y, fail);
-    if (kind)
-      return kind;
+    if (tm->tid == 0) {
+      int nwin, intight;
+      double spread;
+      EIG(window)(cx, 0, j, sw->win, &nwin, &intight, &spread);
+      EIG_T sigma = EIG(shift_of)(lambda, 0, j, tau, cx->tight, cx->pertol, sw->sigma_prev);
+      sw->sigma_prev = sigma;
+      EIG_T *v = EIG(ring_at)(ring, n, j);
+      int kind = EIG(invit_one)(cx, sw, j, sw->win, nwin, intight, spread, sigma, v, fail);
+      if (!kind)
+        kind = EIG(finish)(cx, j, v, y, fail);
+      sw->lkind[pos] = kind;
+    }
+    eig_team_sync();
+    if (sw->lkind[pos])
+      return sw->lkind[pos];
     pos++;
   }
   return 0;
@@ -1812,12 +2005,15 @@ static int EIG(sweep_batch)(const EIG(ictx) * cx, EIG(sweep) * sw, EIG(tbatch) *
 
 /*
  * Pipeline: batches of EIG_TW_LANES twisted vectors are produced in
- * parallel (OpenMP: every thread, in chunks of nb batches), and one thread
- * sweeps over the vectors in order (Gram-Schmidt against the window,
- * inverse iteration where needed, normalization) one chunk behind the
- * producers. Every batch depends only on the input eigenvalues and the
- * sweep is sequential, so the result does not depend on the number of
- * threads. Returns 0 when out of memory; failures in *fail.
+ * parallel (OpenMP: every thread, in chunks of nb batches), then swept in
+ * order (Gram-Schmidt against the window, inverse iteration where needed,
+ * normalization) by all threads together, each on its rows (eig_team).
+ * Every batch depends only on the input eigenvalues and the sweep's sums
+ * go over fixed row segments in order, so the result does not depend on
+ * the number of threads. (One thread sweeping while the others produced
+ * took 0.70 s of sweep at n = 8191, complex, against 0.5 s of production:
+ * the sweep was the critical path.) Returns 0 when out of memory;
+ * failures in *fail.
  */
 static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
 {
@@ -1861,16 +2057,14 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
       f.rm = scr + 3 * nl;
       int mine_ok = scr != NULL; /* else: the call fails (after the sweep) */
       allocfail |= !mine_ok;
-      for (int s = 0; s <= nchunk; s++) {
-        /* Thread 0 sweeps chunk s-1 (unless a failure stopped it). */
-        if (tid == 0 && s > 0 && fail->kind == 0) {
-          for (int q = 0; q < nb && fail->kind == 0; q++) {
-            int bi = (s - 1) * nb + q;
-            if (bi < nbatch)
-              EIG(sweep_batch)(cx, &sw, &tb[((s - 1) % 2) * nb + q], fail);
-          }
-        }
-        /* Everyone (thread 0 when done sweeping) produces chunk s. */
+#ifdef _OPENMP
+      const eig_team tm = {tid, omp_get_num_threads()};
+#else
+      const eig_team tm = {tid, 1};
+#endif
+      int failed = 0; /* the same on every thread */
+      for (int s = 0; s < nchunk && !failed; s++) {
+        /* Everyone produces chunk s, */
         for (;;) {
           int q;
 #ifdef _OPENMP
@@ -1878,7 +2072,7 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
 #endif
           q = claim[s]++;
           int bi = s * nb + q;
-          if (q >= nb || bi >= nbatch || s == nchunk)
+          if (q >= nb || bi >= nbatch)
             break;
           EIG(tbatch) *t = &tb[(s % 2) * nb + q];
           t->j0 = bi * EIG_TW_LANES;
@@ -1891,9 +2085,11 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
             for (int l = 0; l < EIG_TW_LANES; l++)
               t->ok[l] = 0; /* inverse iteration instead */
         }
-#ifdef _OPENMP
-#pragma omp barrier
-#endif
+        /* then everyone sweeps it (sweep_batch's first barrier waits for
+         * the producers). */
+        for (int q = 0; q < nb && !failed; q++)
+          if (s * nb + q < nbatch)
+            failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[(s % 2) * nb + q], fail) != 0;
       }
       free(scr);
     }
