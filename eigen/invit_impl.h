@@ -2010,10 +2010,12 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
  * normalization) by all threads together, each on its rows (eig_team).
  * Every batch depends only on the input eigenvalues and the sweep's sums
  * go over fixed row segments in order, so the result does not depend on
- * the number of threads. (One thread sweeping while the others produced
- * took 0.70 s of sweep at n = 8191, complex, against 0.5 s of production:
- * the sweep was the critical path.) Returns 0 when out of memory;
- * failures in *fail.
+ * the number of threads. (Thread 0 used to sweep alone while the others
+ * produced: at n = 8191, complex, its 0.6-0.7 s of sweep were the critical
+ * path on any number of cores; with 16 threads of the H100 host the whole
+ * call now takes 0.81 s against 1.39 s, real 0.56 s against 0.97 s,
+ * bench/results/2026-11-24-h100host-eigen-threads.) Returns 0 when out of
+ * memory; failures in *fail.
  */
 static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
 {
