@@ -82,6 +82,20 @@ static int eig_lanes_enabled(void)
   return !(e && e[0] == '0');
 }
 
+/* The eigenvector sweep: by every thread, each on its rows, from
+ * EIG_TEAM_MIN threads on; with fewer, by thread 0 alone while the others
+ * produce the next batches (invit_impl.h, vectors_pipeline, says why).
+ * PSCR_EIGEN_TEAM=0 or 1 in the environment: never or always (the tests
+ * compare both bitwise). */
+#define EIG_TEAM_MIN 4
+static int eig_team_mode(int nt)
+{
+  const char *e = getenv("PSCR_EIGEN_TEAM");
+  if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+    return e[0] == '1';
+  return nt >= EIG_TEAM_MIN;
+}
+
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual
  * below EIG_TW_RESID n eps ||A - sigma M||. */

@@ -393,19 +393,24 @@ typedef struct EIG(tbatch) {
  * split into EIG_SWEEP_SEGS fixed segments (whole blocks of 32 rows),
  * thread tid of nt taking segments tid S / nt .. (tid + 1) S / nt - 1,
  * always the same rows. Sums over the rows are formed per segment and
- * added in segment order, so the result does not depend on nt. Every
- * thread takes the same branches (decisions come from the added sums);
- * what writes shared state runs on thread 0 between barriers.
+ * added in segment order, so the result does not depend on nt (a team of
+ * one, thread 0 sweeping alone, gives the same bits). Every thread takes
+ * the same branches (decisions come from the added sums); what writes
+ * shared state runs on thread 0 between barriers.
  */
 #define EIG_SWEEP_SEGS 16
 typedef struct eig_team {
   int tid, nt;
 } eig_team;
 
-static inline void eig_team_sync(void)
+static inline void eig_team_sync(const eig_team *tm)
 {
 #ifdef _OPENMP
+  if (tm->nt > 1) {
 #pragma omp barrier
+  }
+#else
+  (void)tm;
 #endif
 }
 
@@ -1217,7 +1222,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
       }
     }
   }
-  eig_team_sync();
+  eig_team_sync(tm);
   /* The coefficients, summed over the segments in order (the thread's
    * share of them), and the norms before (every thread). */
   int c0, c1;
@@ -1229,7 +1234,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
     sw->bcoef[k] = EIG(v_sel)(member[k], c, zero);
   }
   EIG(seg_norms)(sw, EIG_SN_MB, EIG_SN_SB, before);
-  eig_team_sync();
+  eig_team_sync(tm);
   for (int sg = s0; sg < s1; sg++) {
     eig_vd *nrm = sw->segn + (size_t)sg * SN * NV;
     for (int b = 0; b < NV; b++)
@@ -1247,7 +1252,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
       EIG(norm_rows)(i0, i1, z, nrm + EIG_SN_MA * NV, nrm + EIG_SN_SA * NV);
     }
   }
-  eig_team_sync();
+  eig_team_sync(tm);
   EIG(seg_norms)(sw, EIG_SN_MA, EIG_SN_SA, after);
 }
 
@@ -1523,7 +1528,7 @@ static void EIG(block_stage)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep
     return;
   if (tm->tid == 0)
     EIG(block_groups)(sw, nk);
-  eig_team_sync();
+  eig_team_sync(tm);
   eig_vd before[NV], after[NV], unused[NV];
   EIG(block_orth)(tm, n, cx->md, cx->mo, sw, kb, nk, tb->z, before, after);
   int again = 0;
@@ -1540,7 +1545,7 @@ static void EIG(block_stage)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep
           member[(size_t)k * NV + b][l] &= heavy[b * VL + l] ? -1 : 0;
     EIG(block_groups)(sw, nk);
   }
-  eig_team_sync();
+  eig_team_sync(tm);
   for (int b = 0; b < NV; b++)
     before[b] = after[b];
   EIG(block_orth)(tm, n, cx->md, cx->mo, sw, kb, nk, tb->z, unused, after);
@@ -1676,7 +1681,7 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
       }
     }
   }
-  eig_team_sync();
+  eig_team_sync(tm);
   for (int k = 0; k <= L; k++)
     for (int b = 0; b < NV; b++) {
       EIG(v) acc = sw->segg[(size_t)k * NV + b];
@@ -1735,7 +1740,7 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
       T[k][l] = t[k] * r;
   }
   if (stop == a) {
-    eig_team_sync(); /* (segg read by all before the next run's sums) */
+    eig_team_sync(tm); /* (segg read by all before the next run's sums) */
     return a;
   }
   /* V = Z T, with each lane's largest entry (first index). */
@@ -1861,7 +1866,7 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
     sw->segn[((size_t)sg * SN + EIG_SN_IMAX) * NV + b] = imax[b];
   }
   }
-  eig_team_sync();
+  eig_team_sync(tm);
   /* The largest entries over the segments in order (first index). */
   for (int b = 0; b < NV; b++) {
     vmax[b] = eig_vd_splat(-1.0);
@@ -1912,8 +1917,9 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
 {
   enum { L = EIG_TW_LANES, S = EIG_SWEEP_SEGS };
   /* The barrier first: tb's producer is done with it, and every thread
-   * with the previous batch. (Nothing of tb is read before it.) */
-  eig_team_sync();
+   * with the previous batch. (Nothing of tb is read before it; a team of
+   * one has the pipeline's barrier per chunk instead.) */
+  eig_team_sync(tm);
   const int n = cx->n, j0 = tb->j0, cnt = tb->cnt;
   EIG_T *lambda = cx->lambda;
   const double tau = cx->tau;
@@ -1956,7 +1962,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
       fail->j = need;
     }
   }
-  eig_team_sync();
+  eig_team_sync(tm);
   if (sw->bad)
     return 4;
   const int kf = sw->kf;
@@ -1995,7 +2001,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
         kind = EIG(finish)(cx, j, v, y, fail);
       sw->lkind[pos] = kind;
     }
-    eig_team_sync();
+    eig_team_sync(tm);
     if (sw->lkind[pos])
       return sw->lkind[pos];
     pos++;
@@ -2003,19 +2009,54 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
   return 0;
 }
 
+/* Produce the batches first..first+nb-1 (below nbatch) of a chunk into
+ * tb[0..nb-1], claimed one at a time through *claim by every thread that
+ * calls it. scr: the thread's scratch (NULL-safe through mine_ok). */
+static void EIG(produce_chunk)(const EIG(ictx) * cx, EIG(tbatch) * tb, int *claim, int first,
+                               int nb, int nbatch, int mine_ok, EIG(v) * scr, EIG(twf) * f)
+{
+  const int n = cx->n;
+  for (;;) {
+    int q;
+#ifdef _OPENMP
+#pragma omp atomic capture
+#endif
+    q = (*claim)++;
+    const int bi = first + q;
+    if (q >= nb || bi >= nbatch)
+      return;
+    EIG(tbatch) *t = &tb[q];
+    t->j0 = bi * EIG_TW_LANES;
+    t->cnt = n - t->j0 < EIG_TW_LANES ? n - t->j0 : EIG_TW_LANES;
+    if (mine_ok && EIG_PIV_LANES)
+      EIG(piv_produce)(cx, t, scr);
+    else if (mine_ok)
+      EIG(tw_produce)(cx, t, f, scr + 4 * (size_t)EIG_TW_NV * n);
+    else
+      for (int l = 0; l < EIG_TW_LANES; l++)
+        t->ok[l] = 0; /* inverse iteration instead */
+  }
+}
+
 /*
  * Pipeline: batches of EIG_TW_LANES twisted vectors are produced in
- * parallel (OpenMP: every thread, in chunks of nb batches), then swept in
+ * parallel (OpenMP: every thread, in chunks of nb batches) and swept in
  * order (Gram-Schmidt against the window, inverse iteration where needed,
- * normalization) by all threads together, each on its rows (eig_team).
- * Every batch depends only on the input eigenvalues and the sweep's sums
- * go over fixed row segments in order, so the result does not depend on
- * the number of threads. (Thread 0 used to sweep alone while the others
- * produced: at n = 8191, complex, its 0.6-0.7 s of sweep were the critical
- * path on any number of cores; with 16 threads of the H100 host the whole
- * call now takes 0.81 s against 1.39 s, real 0.56 s against 0.97 s,
- * bench/results/2026-11-24-h100host-eigen-threads.) Returns 0 when out of
- * memory; failures in *fail.
+ * normalization). Every batch depends only on the input eigenvalues and
+ * the sweep's sums go over fixed row segments in order, so the result
+ * does not depend on the number of threads nor on who sweeps:
+ * - team (from EIG_TEAM_MIN threads, eig_team_mode): every thread
+ *   produces chunk s, then every thread sweeps it, each on its rows. On
+ *   the 16-core H100 host, n = 8191: complex 0.81 s against 1.39 s with
+ *   thread 0 alone, real 0.56 s against 0.97 s (16 threads; with 4, 0.99
+ *   against 1.21 s; bench/results/2026-11-24-h100host-eigen-threads).
+ * - alone (fewer threads): thread 0 sweeps chunk s-1 while the others
+ *   produce chunk s, one barrier per chunk. With two threads the team
+ *   gained nothing measurable (the work is the same, production and sweep
+ *   already overlap), and its barriers (about eight per batch) wait a
+ *   scheduler time slice each where other processes hold the cores: on
+ *   the 2-core VM under load, 200 calls at n = 100 took 23 s against 0.3 s.
+ * Returns 0 when out of memory; failures in *fail.
  */
 static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
 {
@@ -2027,6 +2068,7 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
     nt = omp_get_max_threads();
 #endif
   const int nb = nt > 2 ? nt : 2; /* batches per chunk */
+  const int team = nt > 1 && eig_team_mode(nt);
   const int nchunk = (nbatch + nb - 1) / nb;
   /* Two chunks of batches (produced, swept) and per-thread multipliers. */
   EIG(tbatch) *tb = calloc((size_t)2 * nb, sizeof(EIG(tbatch)));
@@ -2060,38 +2102,33 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
       int mine_ok = scr != NULL; /* else: the call fails (after the sweep) */
       allocfail |= !mine_ok;
 #ifdef _OPENMP
-      const eig_team tm = {tid, omp_get_num_threads()};
+      const int nthr = omp_get_num_threads();
 #else
-      const eig_team tm = {tid, 1};
+      const int nthr = 1;
 #endif
-      int failed = 0; /* the same on every thread */
-      for (int s = 0; s < nchunk && !failed; s++) {
-        /* Everyone produces chunk s, */
-        for (;;) {
-          int q;
+      /* The sweep's team: every thread, or thread 0 alone (the same bits). */
+      const eig_team tm = team ? (eig_team){tid, nthr} : (eig_team){0, 1};
+      int failed = 0; /* team: the same on every thread; else thread 0's */
+      for (int s = 0; s <= nchunk; s++) {
+        /* Alone: thread 0 sweeps chunk s-1 while the others produce chunk s. */
+        if (!team && tid == 0 && s > 0)
+          for (int q = 0; q < nb && !failed; q++)
+            if ((s - 1) * nb + q < nbatch)
+              failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[((s - 1) % 2) * nb + q], fail) != 0;
+        if (s == nchunk || (team && failed))
+          break;
+        EIG(produce_chunk)(cx, tb + (s % 2) * nb, claim + s, s * nb, nb, nbatch, mine_ok, scr,
+                           &f);
+        if (team) { /* every thread sweeps chunk s (sweep_batch's first
+                       barrier waits for the producers) */
+          for (int q = 0; q < nb && !failed; q++)
+            if (s * nb + q < nbatch)
+              failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[(s % 2) * nb + q], fail) != 0;
+        } else {
 #ifdef _OPENMP
-#pragma omp atomic capture
+#pragma omp barrier
 #endif
-          q = claim[s]++;
-          int bi = s * nb + q;
-          if (q >= nb || bi >= nbatch)
-            break;
-          EIG(tbatch) *t = &tb[(s % 2) * nb + q];
-          t->j0 = bi * EIG_TW_LANES;
-          t->cnt = n - t->j0 < EIG_TW_LANES ? n - t->j0 : EIG_TW_LANES;
-          if (mine_ok && EIG_PIV_LANES)
-            EIG(piv_produce)(cx, t, scr);
-          else if (mine_ok)
-            EIG(tw_produce)(cx, t, &f, scr + 4 * nl);
-          else
-            for (int l = 0; l < EIG_TW_LANES; l++)
-              t->ok[l] = 0; /* inverse iteration instead */
         }
-        /* then everyone sweeps it (sweep_batch's first barrier waits for
-         * the producers). */
-        for (int q = 0; q < nb && !failed; q++)
-          if (s * nb + q < nbatch)
-            failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[(s % 2) * nb + q], fail) != 0;
       }
       free(scr);
     }

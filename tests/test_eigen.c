@@ -856,33 +856,41 @@ START_TEST(test_threads)
 END_TEST
 
 /*
- * The eigenvector stage (twisted batches produced by every thread, swept
- * in order by one; complex: groups in parallel) gives the same bits for any
- * number of threads: 1, 2 and 3 threads, real pencils with twisted vectors,
- * tight clusters (inverse iteration inside the sweep) and a complex one.
+ * The eigenvector stage (batches produced by every thread, swept in order
+ * by thread 0 alone or, with PSCR_EIGEN_TEAM=1 or from 4 threads on, by
+ * every thread on fixed row segments) gives the same bits for any number
+ * of threads and either way of sweeping: 1, 2 and 3 threads, then 2 and 3
+ * threads sweeping as a team; real pencils with twisted vectors, tight
+ * clusters (inverse iteration inside the sweep) and a complex one.
  */
 START_TEST(test_thread_counts)
 {
   static const gen list[] = {R_POISSON, R_GLUED, R_WILKINSON, C_HELMHOLTZ};
+  static const int threads[] = {1, 2, 3, 2, 3}, team[] = {0, 0, 0, 1, 1};
+  enum { RUNS = 5 };
   const int n = 700, nsel = 5;
   int sel[5] = {0, 1, 350, 698, 699};
   for (int t = 0; t < (int)(sizeof list / sizeof list[0]); t++) {
     pencil p = make_pencil(list[t], n, 99);
-    double complex *lam = malloc((size_t)3 * n * sizeof(double complex));
-    double complex *w = malloc((size_t)3 * n * nsel * sizeof(double complex));
-    for (int r = 0; r < 3; r++) {
+    double complex *lam = malloc((size_t)RUNS * n * sizeof(double complex));
+    double complex *w = malloc((size_t)RUNS * n * nsel * sizeof(double complex));
+    for (int r = 0; r < RUNS; r++) {
 #ifdef _OPENMP
-      omp_set_num_threads(r + 1);
+      omp_set_num_threads(threads[r]);
 #endif
+      setenv("PSCR_EIGEN_TEAM", team[r] ? "1" : "0", 1);
       ck_assert_int_eq(run_eigen(&p, lam + (size_t)r * n, nsel, sel, w + (size_t)r * n * nsel),
                        PSCR_SUCCESS);
     }
-    for (int r = 1; r < 3; r++) {
+    unsetenv("PSCR_EIGEN_TEAM");
+    for (int r = 1; r < RUNS; r++) {
       ck_assert_msg(memcmp(lam, lam + (size_t)r * n, (size_t)n * sizeof(double complex)) == 0,
-                    "%s: eigenvalues differ with %d threads", gens[list[t]].name, r + 1);
+                    "%s: eigenvalues differ with %d threads%s", gens[list[t]].name, threads[r],
+                    team[r] ? " (team)" : "");
       ck_assert_msg(memcmp(w, w + (size_t)r * n * nsel,
                            (size_t)n * nsel * sizeof(double complex)) == 0,
-                    "%s: eigenvectors differ with %d threads", gens[list[t]].name, r + 1);
+                    "%s: eigenvectors differ with %d threads%s", gens[list[t]].name, threads[r],
+                    team[r] ? " (team)" : "");
     }
     free(lam);
     free(w);
