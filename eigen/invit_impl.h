@@ -1156,6 +1156,24 @@ static inline void EIG(norm_rows)(int i0, int i1, const EIG(v) * z, eig_vd *m, e
     }
 }
 
+/* orth_group over the vectors k0..k0+nk-1 of the ring, EIG_ORTH_Q at a
+ * time (act: their groups' active lane vectors), for rows i0..i1-1:
+ * coefficients into coef (upd 0, M z of the rows in mzb) or the update
+ * of z with them (upd 1). */
+static void EIG(orth_rows)(int upd, EIG(ring) * r, int n, int k0, int nk, const int *act, int i0,
+                           int i1, const EIG(v) * mzb, EIG(v) * coef, EIG(v) * z)
+{
+  enum { Q = EIG_ORTH_Q };
+  for (int t = 0; t < nk; t += Q) {
+    const int nq = nk - t < Q ? nk - t : Q;
+    const EIG_T *vk[Q];
+    for (int q = 0; q < nq; q++)
+      vk[q] = EIG(ring_at)(r, n, k0 + t + q);
+    EIG(orth_group)(upd, i0, i1, nq, act[t / Q], vk, mzb,
+                    (EIG(v)(*)[EIG_TW_NV])(coef + (size_t)t * EIG_TW_NV), z);
+  }
+}
+
 /* ||z_l||_inf from the segments' slots sm (max) and ss (sum), into nrm. */
 static void EIG(seg_norms)(const EIG(sweep) * sw, int sm, int ss, eig_vd *nrm)
 {
@@ -1212,14 +1230,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
       const int i1 = ie - i0 < RB ? ie : i0 + RB;
       EIG(lane_mass_rows)(n, md, mo, z, i0, i1, mzb);
       EIG(norm_rows)(i0, i1, z, nrm + EIG_SN_MB * NV, nrm + EIG_SN_SB * NV);
-      for (int t = 0; t < nk; t += Q) {
-        const int nq = nk - t < Q ? nk - t : Q;
-        const EIG_T *vk[Q];
-        for (int q = 0; q < nq; q++)
-          vk[q] = EIG(ring_at)(r, n, k0 + t + q);
-        EIG(orth_group)(0, i0, i1, nq, act[t / Q], vk, mzb,
-                        (EIG(v)(*)[NV])(coef + (size_t)t * NV), NULL);
-      }
+      EIG(orth_rows)(0, r, n, k0, nk, act, i0, i1, mzb, coef, NULL);
     }
   }
   eig_team_sync(tm);
@@ -1241,14 +1252,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
       nrm[EIG_SN_MA * NV + b] = nrm[EIG_SN_SA * NV + b] = eig_vd_splat(0.0);
     for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += RB) {
       const int i1 = ie - i0 < RB ? ie : i0 + RB;
-      for (int t = 0; t < nk; t += Q) {
-        const int nq = nk - t < Q ? nk - t : Q;
-        const EIG_T *vk[Q];
-        for (int q = 0; q < nq; q++)
-          vk[q] = EIG(ring_at)(r, n, k0 + t + q);
-        EIG(orth_group)(1, i0, i1, nq, act[t / Q], vk, NULL,
-                        (EIG(v)(*)[NV])(sw->bcoef + (size_t)t * NV), z);
-      }
+      EIG(orth_rows)(1, r, n, k0, nk, act, i0, i1, NULL, sw->bcoef, z);
       EIG(norm_rows)(i0, i1, z, nrm + EIG_SN_MA * NV, nrm + EIG_SN_SA * NV);
     }
   }
