@@ -1174,6 +1174,16 @@ static void EIG(orth_rows)(int upd, EIG(ring) * r, int n, int k0, int nk, const 
   }
 }
 
+/* Entry k of the segments' partial sums (segment sg's at base + sg
+ * stride), added in segment order. */
+static inline EIG(v) EIG(seg_sum)(const EIG(v) * base, size_t stride, size_t k)
+{
+  EIG(v) c = base[k];
+  for (int sg = 1; sg < EIG_SWEEP_SEGS; sg++)
+    c = EIG(v_add)(c, base[sg * stride + k]);
+  return c;
+}
+
 /* ||z_l||_inf from the segments' slots sm (max) and ss (sum), into nrm. */
 static void EIG(seg_norms)(const EIG(sweep) * sw, int sm, int ss, eig_vd *nrm)
 {
@@ -1209,7 +1219,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
                             EIG(sweep) * sw, int k0, int nk, EIG(v) * z, eig_vd *before,
                             eig_vd *after)
 {
-  enum { NV = EIG_TW_NV, Q = EIG_ORTH_Q, RB = 32, S = EIG_SWEEP_SEGS, SN = EIG_SN_N };
+  enum { NV = EIG_TW_NV, RB = 32, SN = EIG_SN_N };
   _Static_assert(EIG_TW_NV == 2, "block_orth's kernels list two lane vectors");
   EIG(ring) *r = &sw->ring;
   const eig_vm *member = sw->member;
@@ -1238,12 +1248,8 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
    * share of them), and the norms before (every thread). */
   int c0, c1;
   eig_team_share(tm, nk * NV, &c0, &c1);
-  for (int k = c0; k < c1; k++) {
-    EIG(v) c = sw->segc[k];
-    for (int sg = 1; sg < S; sg++)
-      c = EIG(v_add)(c, sw->segc[sg * cstride + k]);
-    sw->bcoef[k] = EIG(v_sel)(member[k], c, zero);
-  }
+  for (int k = c0; k < c1; k++)
+    sw->bcoef[k] = EIG(v_sel)(member[k], EIG(seg_sum)(sw->segc, cstride, k), zero);
   EIG(seg_norms)(sw, EIG_SN_MB, EIG_SN_SB, before);
   eig_team_sync(tm);
   for (int sg = s0; sg < s1; sg++) {
@@ -1688,9 +1694,7 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
   eig_team_sync(tm);
   for (int k = 0; k <= L; k++)
     for (int b = 0; b < NV; b++) {
-      EIG(v) acc = sw->segg[(size_t)k * NV + b];
-      for (int sg = 1; sg < S; sg++)
-        acc = EIG(v_add)(acc, sw->segg[((size_t)sg * (L + 1) + k) * NV + b]);
+      const EIG(v) acc = EIG(seg_sum)(sw->segg, (size_t)(L + 1) * NV, (size_t)k * NV + b);
       if (k < L)
         G[k][b] = acc;
       else
@@ -1794,81 +1798,81 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
 #endif
   enum { RB = EIG_IS_REAL ? VL : VL / 2 };
   for (int sg = s0; sg < s1; sg++) {
-  for (int b = 0; b < NV; b++) {
-    vmax[b] = eig_vd_splat(-1.0);
-    imax[b] = eig_vd_splat(0.0);
-  }
-  for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += RB) {
-    const int rb = ie - i0 < RB ? ie - i0 : RB;
-    EIG(v) blk[RB][NV];
-    for (int k = 0; k < rb; k++) {
-      const int i = i0 + k;
-      EIG(v) acc[NV];
-      /* T is upper triangular: a partner from lane vector 1 on has no
-       * entry in lane vector 0. */
-#if EIG_IS_REAL
-      for (int b = 0; b < NV; b++)
-        acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
-      for (int q = 0; q < npv0; q++) {
-        EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, poff[q]));
+    for (int b = 0; b < NV; b++) {
+      vmax[b] = eig_vd_splat(-1.0);
+      imax[b] = eig_vd_splat(0.0);
+    }
+    for (int i0 = eig_seg_row(n, sg), ie = eig_seg_row(n, sg + 1); i0 < ie; i0 += RB) {
+      const int rb = ie - i0 < RB ? ie - i0 : RB;
+      EIG(v) blk[RB][NV];
+      for (int k = 0; k < rb; k++) {
+        const int i = i0 + k;
+        EIG(v) acc[NV];
+        /* T is upper triangular: a partner from lane vector 1 on has no
+         * entry in lane vector 0. */
+  #if EIG_IS_REAL
         for (int b = 0; b < NV; b++)
-          acc[b] = EIG(v_mac)(acc[b], s, Trow[q][b]);
-      }
-      for (int q = npv0; q < npv; q++)
-        acc[1] = EIG(v_mac)(acc[1], EIG(v_splat)(EIG(tw_at)(z, i, poff[q])), Trow[q][1]);
-#else
-      EIG(a3) s3[NV];
-      for (int b = 0; b < NV; b++)
-        s3[b] = EIG(a3_mac)(EIG(a3_zero)(), EIG(p3_of)(z[(size_t)i * NV + b]), Td3[b]);
-      for (int q = 0; q < npv0; q++) {
-        EIG(p3) sv = EIG(p3_splat)(EIG(tw_at)(z, i, poff[q]));
+          acc[b] = EIG(v_mul)(z[(size_t)i * NV + b], Td[b]);
+        for (int q = 0; q < npv0; q++) {
+          EIG(v) s = EIG(v_splat)(EIG(tw_at)(z, i, poff[q]));
+          for (int b = 0; b < NV; b++)
+            acc[b] = EIG(v_mac)(acc[b], s, Trow[q][b]);
+        }
+        for (int q = npv0; q < npv; q++)
+          acc[1] = EIG(v_mac)(acc[1], EIG(v_splat)(EIG(tw_at)(z, i, poff[q])), Trow[q][1]);
+  #else
+        EIG(a3) s3[NV];
         for (int b = 0; b < NV; b++)
-          s3[b] = EIG(a3_mac)(s3[b], sv, Trow3[q][b]);
+          s3[b] = EIG(a3_mac)(EIG(a3_zero)(), EIG(p3_of)(z[(size_t)i * NV + b]), Td3[b]);
+        for (int q = 0; q < npv0; q++) {
+          EIG(p3) sv = EIG(p3_splat)(EIG(tw_at)(z, i, poff[q]));
+          for (int b = 0; b < NV; b++)
+            s3[b] = EIG(a3_mac)(s3[b], sv, Trow3[q][b]);
+        }
+        for (int q = npv0; q < npv; q++)
+          s3[1] = EIG(a3_mac)(s3[1], EIG(p3_splat)(EIG(tw_at)(z, i, poff[q])), Trow3[q][1]);
+        for (int b = 0; b < NV; b++)
+          acc[b] = EIG(a3_val)(s3[b]);
+  #endif
+        eig_vd di = eig_vd_splat(i);
+        for (int b = 0; b < NV; b++) {
+          blk[k][b] = acc[b];
+          eig_vd m = EIG(v_abs1)(acc[b]);
+          eig_vm gt = (eig_vm)(m > vmax[b]);
+          vmax[b] = eig_vd_sel(gt, m, vmax[b]);
+          imax[b] = eig_vd_sel(gt, di, imax[b]);
+        }
       }
-      for (int q = npv0; q < npv; q++)
-        s3[1] = EIG(a3_mac)(s3[1], EIG(p3_splat)(EIG(tw_at)(z, i, poff[q])), Trow3[q][1]);
-      for (int b = 0; b < NV; b++)
-        acc[b] = EIG(a3_val)(s3[b]);
-#endif
-      eig_vd di = eig_vd_splat(i);
       for (int b = 0; b < NV; b++) {
-        blk[k][b] = acc[b];
-        eig_vd m = EIG(v_abs1)(acc[b]);
-        eig_vm gt = (eig_vm)(m > vmax[b]);
-        vmax[b] = eig_vd_sel(gt, m, vmax[b]);
-        imax[b] = eig_vd_sel(gt, di, imax[b]);
+        if (b * VL + VL <= a || b * VL >= stop)
+          continue;
+        if (rb < RB) { /* the last rows */
+          for (int l = b * VL; l < b * VL + VL; l++)
+            for (int k = 0; l >= a && l < stop && k < rb; k++)
+              vl[l][i0 + k] = EIG(v_get)(blk[k][b], l % VL);
+          continue;
+        }
+        eig_vd r[VL];
+        for (int k = 0; k < RB; k++) {
+  #if EIG_IS_REAL
+          r[k] = blk[k][b];
+  #else
+          r[2 * k] = blk[k][b].re;
+          r[2 * k + 1] = blk[k][b].im;
+  #endif
+        }
+        eig_transpose8(r);
+        for (int q = 0; q < VL; q++) {
+          const int l = b * VL + q;
+          if (l >= a && l < stop)
+            memcpy(vl[l] + i0, &r[q], sizeof r[q]);
+        }
       }
     }
     for (int b = 0; b < NV; b++) {
-      if (b * VL + VL <= a || b * VL >= stop)
-        continue;
-      if (rb < RB) { /* the last rows */
-        for (int l = b * VL; l < b * VL + VL; l++)
-          for (int k = 0; l >= a && l < stop && k < rb; k++)
-            vl[l][i0 + k] = EIG(v_get)(blk[k][b], l % VL);
-        continue;
-      }
-      eig_vd r[VL];
-      for (int k = 0; k < RB; k++) {
-#if EIG_IS_REAL
-        r[k] = blk[k][b];
-#else
-        r[2 * k] = blk[k][b].re;
-        r[2 * k + 1] = blk[k][b].im;
-#endif
-      }
-      eig_transpose8(r);
-      for (int q = 0; q < VL; q++) {
-        const int l = b * VL + q;
-        if (l >= a && l < stop)
-          memcpy(vl[l] + i0, &r[q], sizeof r[q]);
-      }
+      sw->segn[((size_t)sg * SN + EIG_SN_VMAX) * NV + b] = vmax[b];
+      sw->segn[((size_t)sg * SN + EIG_SN_IMAX) * NV + b] = imax[b];
     }
-  }
-  for (int b = 0; b < NV; b++) {
-    sw->segn[((size_t)sg * SN + EIG_SN_VMAX) * NV + b] = vmax[b];
-    sw->segn[((size_t)sg * SN + EIG_SN_IMAX) * NV + b] = imax[b];
-  }
   }
   eig_team_sync(tm);
   /* The largest entries over the segments in order (first index). */
