@@ -96,6 +96,19 @@ static int eig_team_mode(int nt)
   return nt >= EIG_TEAM_MIN;
 }
 
+/* The spectrum's split in two for the eigenvector stage (invit_impl.h,
+ * split_point): where it balances the parts. PSCR_EIGEN_SPLIT=0 or 1 in
+ * the environment: never, or wherever a window boundary exists (orders
+ * from EIG_SPLIT_MIN on; the tests check the parts' results and compare
+ * them across thread counts). Returns -1 when unset. */
+static int eig_split_mode(void)
+{
+  const char *e = getenv("PSCR_EIGEN_SPLIT");
+  if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
+    return e[0] == '1';
+  return -1;
+}
+
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual
  * below EIG_TW_RESID n eps ||A - sigma M||. */

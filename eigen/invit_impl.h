@@ -461,6 +461,7 @@ typedef struct EIG(sweep) {
   int okb[EIG_TW_LANES], lkind[EIG_TW_LANES], kf, bad;
   EIG_T sigma_prev;
   int refined;
+  int g0; /* the part's first index (vectors_pipeline): no window reaches before it */
 } EIG(sweep);
 
 /* Failure, reported by the calling thread (the detail message is
@@ -484,10 +485,11 @@ static double EIG(gap)(const EIG_T *lambda, int n, int j)
   return best;
 }
 
-/* An earlier eigenvalue within the tight-cluster distance of lambda_j. */
-static int EIG(in_tight)(const EIG_T *lambda, int j, double tight)
+/* An earlier eigenvalue (from g0 on) within the tight-cluster distance of
+ * lambda_j. */
+static int EIG(in_tight)(const EIG_T *lambda, int g0, int j, double tight)
 {
-  for (int k = j - 1; k >= 0 && creal(lambda[j]) - creal(lambda[k]) <= tight; k--)
+  for (int k = j - 1; k >= g0 && creal(lambda[j]) - creal(lambda[k]) <= tight; k--)
     if (EIG(abs2)(lambda[j] - lambda[k]) <= tight * tight)
       return 1;
   return 0;
@@ -579,7 +581,7 @@ static void EIG(tw_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(twf) * f
     sig[l] = tb->lam[l] = lam0[j0 + (l < cnt ? l : cnt - 1)];
     pert[l] = eps * EIG(shift_norm)(cx->anorm, cx->mnorm, sig[l]);
     tb->ok[l] = 0;
-    if (l < cnt && !EIG(in_tight)(lam0, j0 + l, cx->tight))
+    if (l < cnt && !EIG(in_tight)(lam0, 0, j0 + l, cx->tight))
       any = 1;
   }
   if (!any)
@@ -891,7 +893,7 @@ static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG_T *scr)
                 scr + 5 * (size_t)n, scr + 6 * (size_t)n, (unsigned char *)(scr + 7 * (size_t)n)};
   for (int l = 0; l < tb->cnt; l++) {
     const int j = tb->j0 + l;
-    if (tb->ok[l] || EIG(in_tight)(cx->lambda0, j, cx->tight))
+    if (tb->ok[l] || EIG(in_tight)(cx->lambda0, 0, j, cx->tight))
       continue;
     EIG(v) *zl = tb->z + l / VL;
     for (int i = 0; i < n; i++)
@@ -916,6 +918,106 @@ static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG_T *scr)
     tb->lam[l] = rho;
     tb->ok[l] = 1;
   }
+}
+
+/*
+ * piv_refine for every lane of tb at once, where at least
+ * EIG_REFINE_LANES lanes need it: at the bottom of a Helmholtz spectrum
+ * about a third of the LR values fail the residual test (order 8191: 327
+ * lanes of the lowest 1024), and refining them one at a time made that
+ * eighth's batches 2.8 times as costly to produce as the others. One pass
+ * forms every lane's bilinear Rayleigh quotient rho = z^T A z / z^T M z
+ * and ||M z||_inf; the lanes that piv_refine would refine (the same tests)
+ * then take one solve (A - rho M) x = M z together (the others solve with
+ * their old shift, and their results are dropped), accepted at
+ * piv_refine's bound. f, x: piv_produce's factors and x (free by now).
+ */
+#define EIG_REFINE_LANES 2
+static void EIG(piv_refine_lanes)(const EIG(ictx) * cx, EIG(tbatch) * tb, const EIG(plu) * f,
+                                  EIG(v) * x)
+{
+  enum { L = EIG_TW_LANES, NV = EIG_TW_NV, VL = EIG_VL };
+  const int n = cx->n, j0 = tb->j0;
+  const double eps = DBL_EPSILON;
+  const EIG_T *ad = cx->ad, *ao = cx->ao, *md = cx->md, *mo = cx->mo;
+  EIG(v) *z = tb->z;
+  const EIG(v) zero = EIG(v_splat)(0.0);
+  EIG(v) num[NV], den[NV];
+  eig_vd bm[NV], bs[NV], zm[NV], zs[NV];
+  for (int b = 0; b < NV; b++) {
+    num[b] = den[b] = zero;
+    bm[b] = bs[b] = zm[b] = zs[b] = eig_vd_splat(0.0);
+  }
+  for (int i = 0; i < n; i++)
+    for (int b = 0; b < NV; b++) {
+      const EIG(v) zi = z[(size_t)i * NV + b];
+      const EIG(v) zl = i > 0 ? z[(size_t)(i - 1) * NV + b] : zero;
+      const EIG(v) zr = i < n - 1 ? z[(size_t)(i + 1) * NV + b] : zero;
+      const EIG(v) az = EIG(mass_row)(n, ad, ao, i, zl, zi, zr);
+      const EIG(v) mz = EIG(mass_row)(n, md, mo, i, zl, zi, zr);
+      num[b] = EIG(v_mac)(num[b], zi, az);
+      den[b] = EIG(v_mac)(den[b], zi, mz);
+      eig_vd a = EIG(v_abs1)(mz);
+      bm[b] = eig_vd_sel((eig_vm)(a > bm[b]), a, bm[b]);
+      bs[b] += a;
+      a = EIG(v_abs1)(zi);
+      zm[b] = eig_vd_sel((eig_vm)(a > zm[b]), a, zm[b]);
+      zs[b] += a;
+    }
+  /* The lanes to refine: piv_refine's tests. */
+  EIG(v) s[NV];
+  eig_vd pt[NV];
+  double tol1[L], bnorm[L];
+  int take[L], any = 0;
+  for (int l = 0; l < L; l++) {
+    const int b = l / VL, q = l % VL, j = j0 + l;
+    EIG(v_put)(&s[b], q, tb->lam[l]);
+    pt[b][q] = eps * EIG(shift_norm)(cx->anorm, cx->mnorm, tb->lam[l]);
+    take[l] = 0;
+    if (l >= tb->cnt || tb->ok[l] || EIG(in_tight)(cx->lambda0, 0, j, cx->tight) ||
+        !(eig_vd_norm(zm[b], zs[b])[q] > 0.0))
+      continue;
+    const EIG_T d = EIG(v_get)(den[b], q);
+    if (!(EIG_ABS(d) > eps * cx->mnorm))
+      continue;
+    const EIG_T rho = EIG(v_get)(num[b], q) * EIG_RECIP(d);
+    if (!(EIG_ABS(rho - tb->lam[l]) <= 0.25 * EIG(gap)(cx->lambda0, n, j)))
+      continue;
+    const double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, rho);
+    EIG(v_put)(&s[b], q, rho);
+    pt[b][q] = eps * nrm;
+    tol1[l] = EIG(late_tol)(n, nrm);
+    bnorm[l] = eig_vd_norm(bm[b], bs[b])[q];
+    take[l] = any = 1;
+  }
+  if (!any)
+    return;
+  eig_vd xn[NV];
+  EIG(lane_factor_fwd)(n, ad, ao, md, mo, s, pt, f, NULL, z, x);
+  EIG(lane_back)(n, ao, mo, s, f, x, xn);
+  eig_vm acc[NV];
+  int upd = 0;
+  for (int b = 0; b < NV; b++) {
+    acc[b] = (eig_vm)(xn[b] != xn[b]); /* all clear */
+    for (int q = 0; q < VL; q++) {
+      const int l = b * VL + q;
+      const double x1 = xn[b][q];
+      if (take[l] && x1 > 0.0 && isfinite(x1) && bnorm[l] <= tol1[l] * x1) {
+        acc[b][q] = -1;
+        tb->lam[l] = EIG(v_get)(s[b], q);
+        tb->ok[l] = 1;
+        upd = 1;
+      }
+    }
+  }
+  if (!upd)
+    return;
+  eig_vd rx[NV];
+  for (int b = 0; b < NV; b++)
+    rx[b] = 1.0 / xn[b];
+  for (size_t i = 0; i < (size_t)n; i++)
+    for (int b = 0; b < NV; b++)
+      z[i * NV + b] = EIG(v_sel)(acc[b], EIG(v_rscale)(x[i * NV + b], rx[b]), z[i * NV + b]);
 }
 
 /*
@@ -955,7 +1057,7 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
     pt[l / VL][l % VL] = eps * nrm;
     tol1[l] = EIG(late_tol)(n, nrm);
     tb->ok[l] = 0;
-    if (l < cnt && !EIG(in_tight)(lam0, j0 + l, cx->tight))
+    if (l < cnt && !EIG(in_tight)(lam0, 0, j0 + l, cx->tight))
       any = 1;
   }
   if (!any)
@@ -1001,10 +1103,17 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
       z[i * NV + b] = EIG(v_rscale)(x[i * NV + b], sc[b]);
   for (int l = 0; l < cnt; l++) {
     double b1 = bn[l / VL][l % VL], z1 = zn[l / VL][l % VL];
-    tb->ok[l] = !EIG(in_tight)(lam0, j0 + l, cx->tight) && z1 > 0.0 && isfinite(z1) &&
+    tb->ok[l] = !EIG(in_tight)(lam0, 0, j0 + l, cx->tight) && z1 > 0.0 && isfinite(z1) &&
                 b1 <= tol1[l] * z1;
   }
-  if (EIG_REFINE)
+  if (!EIG_REFINE)
+    return;
+  int nref = 0;
+  for (int l = 0; l < cnt; l++)
+    nref += !tb->ok[l] && !EIG(in_tight)(lam0, 0, j0 + l, cx->tight);
+  if (nref >= EIG_REFINE_LANES)
+    EIG(piv_refine_lanes)(cx, tb, &f, x);
+  else if (nref > 0)
     EIG(piv_refine)(cx, tb, (EIG_T *)x);
 }
 
@@ -1936,7 +2045,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
   int ok[L];
   if (tm->tid == 0) {
     for (int l = 0; l < cnt; l++) {
-      sw->okb[l] = tb->ok[l] && !EIG(in_tight)(lambda, j0 + l, cx->tight);
+      sw->okb[l] = tb->ok[l] && !EIG(in_tight)(lambda, sw->g0, j0 + l, cx->tight);
       if (sw->okb[l] && EIG_REFINE && lambda[j0 + l] != tb->lam[l]) {
         lambda[j0 + l] = tb->lam[l];
         sw->refined = 1;
@@ -1948,7 +2057,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
      * batch: from kf on; the block stages' sums up to j0 + cnt - kf
      * vectors per segment. */
     int kf = j0;
-    while (kf > 0 && creal(lambda[j0]) - creal(lambda[kf - 1]) <= tau)
+    while (kf > sw->g0 && creal(lambda[j0]) - creal(lambda[kf - 1]) <= tau)
       kf--;
     sw->kf = kf;
     sw->bad = !EIG(ring_reserve)(ring, n, kf, j0 + cnt - 1);
@@ -2000,8 +2109,9 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
     if (tm->tid == 0) {
       int nwin, intight;
       double spread;
-      EIG(window)(cx, 0, j, sw->win, &nwin, &intight, &spread);
-      EIG_T sigma = EIG(shift_of)(lambda, 0, j, tau, cx->tight, cx->pertol, sw->sigma_prev);
+      EIG(window)(cx, sw->g0, j, sw->win, &nwin, &intight, &spread);
+      EIG_T sigma =
+          EIG(shift_of)(lambda, sw->g0, j, tau, cx->tight, cx->pertol, sw->sigma_prev);
       sw->sigma_prev = sigma;
       EIG_T *v = EIG(ring_at)(ring, n, j);
       int kind = EIG(invit_one)(cx, sw, j, sw->win, nwin, intight, spread, sigma, v, fail);
@@ -2017,13 +2127,14 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
   return 0;
 }
 
-/* Produce the batches first..first+nb-1 (below nbatch) of a chunk into
- * tb[0..nb-1], claimed one at a time through *claim by every thread that
- * calls it. scr: the thread's scratch (NULL-safe through mine_ok). */
-static void EIG(produce_chunk)(const EIG(ictx) * cx, EIG(tbatch) * tb, int *claim, int first,
-                               int nb, int nbatch, int mine_ok, EIG(v) * scr, EIG(twf) * f)
+/* Produce the batches first..first+nb-1 (below nbatch) of a chunk of the
+ * part g0..g1-1 into tb[0..nb-1], claimed one at a time through *claim by
+ * every thread that calls it. scr: the thread's scratch (NULL-safe
+ * through mine_ok). */
+static void EIG(produce_chunk)(const EIG(ictx) * cx, int g0, int g1, EIG(tbatch) * tb,
+                               int *claim, int first, int nb, int nbatch, int mine_ok,
+                               EIG(v) * scr, EIG(twf) * f)
 {
-  const int n = cx->n;
   for (;;) {
     int q;
 #ifdef _OPENMP
@@ -2034,12 +2145,12 @@ static void EIG(produce_chunk)(const EIG(ictx) * cx, EIG(tbatch) * tb, int *clai
     if (q >= nb || bi >= nbatch)
       return;
     EIG(tbatch) *t = &tb[q];
-    t->j0 = bi * EIG_TW_LANES;
-    t->cnt = n - t->j0 < EIG_TW_LANES ? n - t->j0 : EIG_TW_LANES;
+    t->j0 = g0 + bi * EIG_TW_LANES;
+    t->cnt = g1 - t->j0 < EIG_TW_LANES ? g1 - t->j0 : EIG_TW_LANES;
     if (mine_ok && EIG_PIV_LANES)
       EIG(piv_produce)(cx, t, scr);
     else if (mine_ok)
-      EIG(tw_produce)(cx, t, f, scr + 4 * (size_t)EIG_TW_NV * n);
+      EIG(tw_produce)(cx, t, f, scr + 4 * (size_t)EIG_TW_NV * cx->n);
     else
       for (int l = 0; l < EIG_TW_LANES; l++)
         t->ok[l] = 0; /* inverse iteration instead */
@@ -2047,7 +2158,8 @@ static void EIG(produce_chunk)(const EIG(ictx) * cx, EIG(tbatch) * tb, int *clai
 }
 
 /*
- * Pipeline: batches of EIG_TW_LANES twisted vectors are produced in
+ * Pipeline over the part g0..g1-1 of the spectrum (vectors_pipeline), on
+ * nt threads: batches of EIG_TW_LANES twisted vectors are produced in
  * parallel (OpenMP: every thread, in chunks of nb batches) and swept in
  * order (Gram-Schmidt against the window, inverse iteration where needed,
  * normalization). Every batch depends only on the input eigenvalues and
@@ -2066,26 +2178,27 @@ static void EIG(produce_chunk)(const EIG(ictx) * cx, EIG(tbatch) * tb, int *clai
  *   the 2-core VM under load, 200 calls at n = 100 took 23 s against 0.3 s.
  * Returns 0 when out of memory; failures in *fail.
  */
-static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
+static int EIG(pipeline_part)(const EIG(ictx) * cx, int g0, int g1, int nt, EIG(ifail) * fail,
+                              int *refined)
 {
   const int n = cx->n;
-  const int nbatch = (n + EIG_TW_LANES - 1) / EIG_TW_LANES;
-  int nt = 1;
-#ifdef _OPENMP
-  if (n >= 64 && !omp_in_parallel())
-    nt = omp_get_max_threads();
-#endif
-  const int nb = nt > 2 ? nt : 2; /* batches per chunk */
-  const int team = nt > 1 && eig_team_mode(nt);
+  const int nbatch = (g1 - g0 + EIG_TW_LANES - 1) / EIG_TW_LANES;
+  /* One thread: a batch at a time, produced and then swept (as a team of
+   * one), in one buffer: with two parts side by side, their working sets
+   * share the last-level cache. */
+  const int nb = nt == 1 ? 1 : nt > 2 ? nt : 2; /* batches per chunk */
+  const int team = nt == 1 || eig_team_mode(nt);
+  const int nbuf = nt == 1 ? 1 : 2;
   const int nchunk = (nbatch + nb - 1) / nb;
-  /* Two chunks of batches (produced, swept) and per-thread multipliers. */
-  EIG(tbatch) *tb = calloc((size_t)2 * nb, sizeof(EIG(tbatch)));
+  /* Two chunks of batches (produced, swept; one where nt is 1). */
+  EIG(tbatch) *tb = calloc((size_t)nbuf * nb, sizeof(EIG(tbatch)));
   int *claim = calloc((size_t)nchunk + 1, sizeof(int));
   int ok = tb && claim;
-  for (int t = 0; ok && t < 2 * nb; t++)
+  for (int t = 0; ok && t < nbuf * nb; t++)
     ok = (tb[t].z = aligned_alloc(64, (size_t)EIG_TW_NV * n * sizeof(EIG(v)))) != NULL;
   EIG(sweep) sw;
   memset(&sw, 0, sizeof sw);
+  sw.g0 = g0;
   ok = ok && EIG(sweep_init)(&sw, n);
   int allocfail = 0;
 
@@ -2125,13 +2238,13 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
               failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[((s - 1) % 2) * nb + q], fail) != 0;
         if (s == nchunk || (team && failed))
           break;
-        EIG(produce_chunk)(cx, tb + (s % 2) * nb, claim + s, s * nb, nb, nbatch, mine_ok, scr,
-                           &f);
+        EIG(produce_chunk)(cx, g0, g1, tb + (s % nbuf) * nb, claim + s, s * nb, nb, nbatch,
+                           mine_ok, scr, &f);
         if (team) { /* every thread sweeps chunk s (sweep_batch's first
                        barrier waits for the producers) */
           for (int q = 0; q < nb && !failed; q++)
             if (s * nb + q < nbatch)
-              failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[(s % 2) * nb + q], fail) != 0;
+              failed = EIG(sweep_batch)(&tm, cx, &sw, &tb[(s % nbuf) * nb + q], fail) != 0;
         } else {
 #ifdef _OPENMP
 #pragma omp barrier
@@ -2143,11 +2256,111 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
   }
   *refined = ok ? sw.refined : 0;
   EIG(sweep_free)(&sw);
-  for (int t = 0; tb && t < 2 * nb; t++)
+  for (int t = 0; tb && t < nbuf * nb; t++)
     free(tb[t].z);
   free(tb);
   free(claim);
   return ok && !allocfail;
+}
+
+/*
+ * Where the spectrum splits in two for the pipeline (vectors_pipeline): an
+ * index m with Re lambda_m - Re lambda_{m-1} > tau, so that no window
+ * crosses it, chosen so that the parts 0..m-1 and m..n-1 cost about the
+ * same. Each index costs EIG_SPLIT_BASE plus the length of its window: on
+ * the order-8191 Helmholtz pencil a batch of sixteen took about 1 ms to
+ * produce and 0.75 ms plus 62 us per vector of its window to sweep, and
+ * the windows run from about 45 vectors at the bottom of the spectrum
+ * (small gaps against tau = ||T|| / n) to under one at the top, where
+ * the gaps above tau are. Returns 0 (no split) below EIG_SPLIT_MIN, or
+ * where the larger part would cost more than EIG_SPLIT_MAX of the whole
+ * (PSCR_EIGEN_SPLIT, eig_split_mode, overrides that). The split depends on
+ * lambda alone, never on the number of threads.
+ */
+#ifndef EIG_SPLIT_DEFINED
+#define EIG_SPLIT_DEFINED
+#define EIG_SPLIT_MIN 512
+#define EIG_SPLIT_BASE 28.0
+#define EIG_SPLIT_MAX 0.56
+#endif
+static int EIG(split_point)(const EIG(ictx) * cx)
+{
+  const int n = cx->n;
+  const EIG_T *lambda = cx->lambda;
+  const int mode = eig_split_mode();
+  if (n < EIG_SPLIT_MIN || mode == 0)
+    return 0;
+  double *cum = malloc(((size_t)n + 1) * sizeof *cum);
+  if (!cum)
+    return 0; /* (only slower) */
+  cum[0] = 0.0;
+  for (int j = 0, first = 0; j < n; j++) {
+    while (first < j && creal(lambda[j]) - creal(lambda[first]) > cx->tau)
+      first++;
+    cum[j + 1] = cum[j] + EIG_SPLIT_BASE + (j - first);
+  }
+  int best = 0;
+  double cost = cum[n];
+  for (int m = 1; m < n; m++) {
+    if (creal(lambda[m]) - creal(lambda[m - 1]) <= cx->tau)
+      continue;
+    const double c = fmax(cum[m], cum[n] - cum[m]);
+    if (c < cost) {
+      cost = c;
+      best = m;
+    }
+  }
+  const int split = mode == 1 || cost <= EIG_SPLIT_MAX * cum[n] ? best : 0;
+  free(cum);
+  return split;
+}
+
+/*
+ * All the vectors through pipeline_part. Where the spectrum splits
+ * (split_point), the two parts share no window and each is a pipeline of
+ * its own, whose batches start at the part's first index whatever the
+ * number of threads (the same bits):
+ * - two or three threads (the sweep not a team): the parts run side by
+ *   side, each on one thread that produces and sweeps its batches in
+ *   turn, with no barrier between them. With thread 0 sweeping
+ *   everything, the sweep was the critical path (order 8191, complex:
+ *   0.69 s of sweep against 0.5 s of production on the other thread);
+ *   the split halves the sum of both.
+ * - one thread, or a team: the parts one after the other.
+ * Returns 0 when out of memory; failures in *fail (the lower part's
+ * first).
+ */
+static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
+{
+  const int n = cx->n;
+  int nt = 1;
+#ifdef _OPENMP
+  if (n >= 64 && !omp_in_parallel())
+    nt = omp_get_max_threads();
+#endif
+  const int m = EIG(split_point)(cx);
+  if (m == 0)
+    return EIG(pipeline_part)(cx, 0, n, nt, fail, refined);
+  const int g[3] = {0, m, n};
+  EIG(ifail) pf[2];
+  int pok[2] = {1, 1}, pref[2] = {0, 0};
+  memset(pf, 0, sizeof pf);
+  if (nt > 1 && !eig_team_mode(nt)) {
+#ifdef _OPENMP
+#pragma omp parallel for num_threads(2) schedule(static, 1)
+#endif
+    for (int p = 0; p < 2; p++)
+      pok[p] = EIG(pipeline_part)(cx, g[p], g[p + 1], 1, &pf[p], &pref[p]);
+  } else {
+    for (int p = 0; p < 2 && pok[0] && !pf[0].kind; p++)
+      pok[p] = EIG(pipeline_part)(cx, g[p], g[p + 1], nt, &pf[p], &pref[p]);
+  }
+  *refined = pref[0] | pref[1];
+  if (pf[0].kind)
+    *fail = pf[0];
+  else if (pf[1].kind)
+    *fail = pf[1];
+  return pok[0] && pok[1];
 }
 
 
