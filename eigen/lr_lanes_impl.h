@@ -52,6 +52,95 @@ static inline EIG(v) EIG(lr_shift_in)(EIG(v) x, EIG_T x0)
                   __builtin_shufflevector(x.im, im0, 8, 0, 1, 2, 3, 4, 5, 6)};
 }
 
+/* The state a pass carries from one iteration to the next (lr_lane_steps). */
+typedef struct EIG(lrl) {
+  EIG(v) u, dout1, dout2, pout1, pout2;
+  eig_vd adn; /* |d_{i+1}| of the last iteration: this one's |d_i| (steady) */
+  eig_vm bad;
+} EIG(lrl);
+
+/* Iteration t of lr_lane_steps. steady (a constant where inlined): every
+ * lane strictly inside lo..hi, so the masks for the first and last rows
+ * and for the lanes not yet (or no longer) stepping are constant and the
+ * clamps void. The values are those of the general iteration (the selects
+ * then take the same sides), and the steady part is nearly all of a pass:
+ * it runs without about fifteen of the general iteration's ninety vector
+ * operations, which bound it (a pass is throughput bound, not latency
+ * bound: two lane vectors per pass took twice as long). */
+static inline __attribute__((always_inline)) void
+EIG(lr_lane_iter)(int t, int steady, int lo, int hi, EIG_T *d, EIG_T *p, EIG(v) sv, eig_vd lag,
+                  eig_vd vgrowth, eig_vd vabs, eig_vd veps2, EIG(lrl) * st)
+{
+  enum { K = EIG_LR_NS };
+  const EIG(v) zero = EIG(v_splat)(0.0);
+  const eig_vd dmin = eig_vd_splat(DBL_MIN), dmax = eig_vd_splat(DBL_MAX);
+  /* Lane 0 is at row r0 (clamped reads: unused outside lo..hi). Lane a's
+   * inputs are what lane a-1 left; lane 0's, the block's rows. */
+  const int r0 = lo + t;
+  const int rc = steady || r0 < hi ? r0 : hi, rn = steady || r0 + 1 < hi ? r0 + 1 : hi;
+  const int rp = steady || r0 < hi - 1 ? r0 : hi - 1;
+  const EIG(v) pin = EIG(lr_shift_in)(st->pout2, p[rp]);  /* p_i of the previous step */
+  const EIG(v) dnx = EIG(lr_shift_in)(st->dout1, d[rn]);  /* its d_{i+1} */
+  eig_vm init, fin, step;
+  if (steady) {
+    init = fin = (eig_vm)(lag != lag); /* all clear */
+    step = (eig_vm)(lag == lag);       /* all set */
+  } else {
+    const eig_vd row = eig_vd_splat(r0) - lag;
+    init = (eig_vm)(row == eig_vd_splat(lo));
+    fin = (eig_vm)(row == eig_vd_splat(hi));
+    step = (eig_vm)(row >= eig_vd_splat(lo)) & (eig_vm)(row < eig_vd_splat(hi));
+  }
+  /* lr_step's row: q = p_i / u_i (eig_cdiv's form), d'_i = u_i + q_i +
+   * sigma, u_{i+1} = d_{i+1} - sigma - q_i, p'_i = u_{i+1} q_i. */
+  EIG(v) uu;
+  eig_vd adcur;
+  if (steady) {
+    uu = st->u;
+    adcur = st->adn; /* d_i is the d_{i+1} of the last iteration */
+  } else {
+    const EIG(v) dcur = EIG(lr_shift_in)(st->dout2, d[rc]); /* its d_i (read at the start) */
+    uu = EIG(v_sel)(init, EIG(v_sub)(dcur, sv), st->u);
+    adcur = EIG(v_abs1)(dcur);
+  }
+  const eig_vd adnx = EIG(v_abs1)(dnx);
+  const eig_vd den = uu.re * uu.re + uu.im * uu.im;
+  const eig_vd rcp = 1.0 / den;
+  const EIG(v) pc = {pin.re * uu.re + pin.im * uu.im, pin.im * uu.re - pin.re * uu.im};
+  /* An earlier lane's shift may have split the block at row i (p_i
+   * negligible, as lr_negligible judges it, and u_i then near zero): the
+   * step ends the upper part there (q_i = 0, d'_i = u_i + sigma) and
+   * starts the lower one afresh (u_{i+1} = d_{i+1} - sigma), as single
+   * steps would after the deflation. */
+  const eig_vd apin = EIG(v_abs1)(pin);
+  const eig_vm split = (eig_vm)(apin <= vabs) | (eig_vm)(apin <= veps2 * adcur * adnx);
+  const EIG(v) q = EIG(v_sel)(split, zero, EIG(v_rscale)(pc, rcp));
+  const EIG(v) dnew = EIG(v_add)(EIG(v_add)(uu, q), sv);
+  const EIG(v) un = EIG(v_sub)(EIG(v_sub)(dnx, sv), q);
+  const EIG(v) pnew = EIG(v_mul)(un, q);
+  /* Stability: the computed step is an exact step of a matrix within
+   * about eps (|d_i - sigma| + |q_i|) of the input, so the multipliers
+   * q_i must stay bounded; a pivot near zero with a small q_i (where a
+   * nearly exact shift meets a nearly split block) is harmless. */
+  const eig_vm good = split | ((eig_vm)(EIG(v_abs1)(q) <= vgrowth) & (eig_vm)(den > dmin) &
+                               (eig_vm)(den < dmax));
+  st->bad |= step & ~good;
+  const EIG(v) dout = steady ? dnew : EIG(v_sel)(fin, EIG(v_add)(uu, sv), dnew);
+  st->u = steady ? un : EIG(v_sel)(step, un, uu);
+  st->adn = adnx;
+  st->dout2 = st->dout1;
+  st->dout1 = dout;
+  st->pout2 = st->pout1;
+  st->pout1 = pnew;
+  /* The last lane leaves row r for good. */
+  const int r = r0 - 2 * (K - 1);
+  if (steady || r >= lo) {
+    d[r] = EIG(v_get)(dout, K - 1);
+    if (steady || r < hi)
+      p[r] = EIG(v_get)(pnew, K - 1);
+  }
+}
+
 /*
  * EIG_LR_NS LR steps on rows lo..hi (hi - lo + 1 >= EIG_LR_MULTI_MIN) with
  * the shifts sig, in place in d, p; bd, bp receive the old rows. Returns 0,
@@ -78,67 +167,24 @@ static int EIG(lr_lane_steps)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *s
   memcpy(&sv.re, sre, sizeof sv.re);
   memcpy(&sv.im, sim, sizeof sv.im);
   memcpy(&lag, lags, sizeof lag);
-  const eig_vd vlo = eig_vd_splat(lo), vhi = eig_vd_splat(hi);
   const eig_vd vgrowth = eig_vd_splat(growth);
   const eig_vd vabs = eig_vd_splat(abs_tol), veps2 = eig_vd_splat(eps2);
-  const eig_vd dmin = eig_vd_splat(DBL_MIN), dmax = eig_vd_splat(DBL_MAX);
   /* u: each lane's pivot; dout, pout: the rows the lanes left one (1) and
    * two (2) iterations ago. */
-  EIG(v) u = zero, dout1 = zero, dout2 = zero, pout1 = zero, pout2 = zero;
-  eig_vm bad = (eig_vm)(vlo != vlo); /* all clear */
+  EIG(lrl) st = {zero, zero, zero, zero, zero, eig_vd_splat(0.0), (eig_vm)(lag != lag)};
+  /* Steady from the first iteration where the last lane is past row lo
+   * (t - 2 (K - 1) > 0) to the last where lane 0 is before row hi
+   * (t < hi - lo); the general iterations around it also carry adn. */
   const int iters = hi - lo + 1 + 2 * (K - 1);
-  for (int t = 0; t < iters; t++) {
-    /* Lane 0 is at row r0 (clamped reads: unused outside lo..hi). Lane a's
-     * inputs are what lane a-1 left; lane 0's, the block's rows. */
-    const int r0 = lo + t;
-    const int rc = r0 < hi ? r0 : hi, rn = r0 + 1 < hi ? r0 + 1 : hi;
-    const int rp = r0 < hi - 1 ? r0 : hi - 1;
-    const EIG(v) pin = EIG(lr_shift_in)(pout2, p[rp]);  /* p_i of the previous step */
-    const EIG(v) dnx = EIG(lr_shift_in)(dout1, d[rn]);  /* its d_{i+1} */
-    const EIG(v) dcur = EIG(lr_shift_in)(dout2, d[rc]); /* its d_i (read at the start) */
-    const eig_vd row = eig_vd_splat(r0) - lag;
-    const eig_vm init = (eig_vm)(row == vlo), fin = (eig_vm)(row == vhi);
-    const eig_vm step = (eig_vm)(row >= vlo) & (eig_vm)(row < vhi);
-    /* lr_step's row: q = p_i / u_i (eig_cdiv's form), d'_i = u_i + q_i +
-     * sigma, u_{i+1} = d_{i+1} - sigma - q_i, p'_i = u_{i+1} q_i. */
-    const EIG(v) uu = EIG(v_sel)(init, EIG(v_sub)(dcur, sv), u);
-    const eig_vd den = uu.re * uu.re + uu.im * uu.im;
-    const eig_vd rcp = 1.0 / den;
-    const EIG(v) pc = {pin.re * uu.re + pin.im * uu.im, pin.im * uu.re - pin.re * uu.im};
-    /* An earlier lane's shift may have split the block at row i (p_i
-     * negligible, as lr_negligible judges it, and u_i then near zero): the
-     * step ends the upper part there (q_i = 0, d'_i = u_i + sigma) and
-     * starts the lower one afresh (u_{i+1} = d_{i+1} - sigma), as single
-     * steps would after the deflation. */
-    const eig_vd apin = EIG(v_abs1)(pin);
-    const eig_vm split = (eig_vm)(apin <= vabs) |
-                         (eig_vm)(apin <= veps2 * EIG(v_abs1)(dcur) * EIG(v_abs1)(dnx));
-    const EIG(v) q = EIG(v_sel)(split, zero, EIG(v_rscale)(pc, rcp));
-    const EIG(v) dnew = EIG(v_add)(EIG(v_add)(uu, q), sv);
-    const EIG(v) un = EIG(v_sub)(EIG(v_sub)(dnx, sv), q);
-    const EIG(v) pnew = EIG(v_mul)(un, q);
-    /* Stability: the computed step is an exact step of a matrix within
-     * about eps (|d_i - sigma| + |q_i|) of the input, so the multipliers
-     * q_i must stay bounded; a pivot near zero with a small q_i (where a
-     * nearly exact shift meets a nearly split block) is harmless. */
-    const eig_vm good = split | ((eig_vm)(EIG(v_abs1)(q) <= vgrowth) & (eig_vm)(den > dmin) &
-                                 (eig_vm)(den < dmax));
-    bad |= step & ~good;
-    const EIG(v) dout = EIG(v_sel)(fin, EIG(v_add)(uu, sv), dnew);
-    u = EIG(v_sel)(step, un, uu);
-    dout2 = dout1;
-    dout1 = dout;
-    pout2 = pout1;
-    pout1 = pnew;
-    /* The last lane leaves row r for good. */
-    const int r = r0 - 2 * (K - 1);
-    if (r >= lo) {
-      d[r] = EIG(v_get)(dout, K - 1);
-      if (r < hi)
-        p[r] = EIG(v_get)(pnew, K - 1);
-    }
-  }
-  if (eig_vm_bits(bad)) {
+  const int s0 = 2 * K - 1, s1 = hi - lo;
+  int t = 0;
+  for (; t < s0; t++)
+    EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
+  for (; t < s1; t++)
+    EIG(lr_lane_iter)(t, 1, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
+  for (; t < iters; t++)
+    EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
+  if (eig_vm_bits(st.bad)) {
     memcpy(d + lo, bd + lo, (size_t)(hi - lo + 1) * sizeof *d);
     memcpy(p + lo, bp + lo, (size_t)(hi - lo) * sizeof *p);
     return 0;
