@@ -180,6 +180,11 @@ static inline void EIG(v_put)(EIG(v) * a, int l, EIG_T x) { (*a)[l] = x; }
 
 /* 1 / p for a pivot p (|p| >= pert after v_floor). */
 static inline EIG(v) EIG(v_recip)(EIG(v) p) { return 1.0 / p; }
+static inline eig_vd EIG(v_norm2)(EIG(v) p) { return p * p; }
+static inline EIG(v) EIG(v_conj)(EIG(v) p) { return p; }
+static inline EIG(v) EIG(v_mulconj)(EIG(v) a, EIG(v) b) { return a * b; }
+/* a - b r (r real, per lane) */
+static inline EIG(v) EIG(v_subscaled)(EIG(v) a, EIG(v) b, eig_vd r) { return eig_vd_fnma(b, r, a); }
 
 /* p raised to pert in modulus (keeping its sign) where below it. */
 static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
@@ -245,6 +250,18 @@ static inline EIG(v) EIG(v_recip)(EIG(v) p)
 {
   eig_vd r = 1.0 / (p.re * p.re + p.im * p.im);
   return (EIG(v)){p.re * r, -p.im * r};
+}
+
+/* |p|^2, conj(p), a conj(b), and a - b r (r real, per lane). */
+static inline eig_vd EIG(v_norm2)(EIG(v) p) { return eig_vd_fma(p.im, p.im, p.re * p.re); }
+static inline EIG(v) EIG(v_conj)(EIG(v) p) { return (EIG(v)){p.re, -p.im}; }
+static inline EIG(v) EIG(v_mulconj)(EIG(v) a, EIG(v) b)
+{
+  return (EIG(v)){eig_vd_fma(a.im, b.im, a.re * b.re), eig_vd_fnma(a.re, b.im, a.im * b.re)};
+}
+static inline EIG(v) EIG(v_subscaled)(EIG(v) a, EIG(v) b, eig_vd r)
+{
+  return (EIG(v)){eig_vd_fnma(b.re, r, a.re), eig_vd_fnma(b.im, r, a.im)};
 }
 
 /* p moved by 2 pert along the sign of its real part where |p| (|re| + |im|)
