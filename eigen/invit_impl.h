@@ -896,64 +896,28 @@ static int EIG(rayleigh)(const EIG(ictx) * cx, const EIG_T *v, EIG_T *y, EIG_T *
  * neighbouring eigenvalues: an iterate that leans towards a close
  * neighbour would converge to it, and invit_one, which orthogonalizes
  * against the window first, takes such lanes. Accepted lanes get the new
- * vector (||z||_inf = 1) and the refined eigenvalue in tb->lam. scr: 7 n
- * + n / 16 scalars.
+ * vector (||z||_inf = 1) and the refined eigenvalue in tb->lam.
+ *
+ * Every lane at once: one pass forms each lane's bilinear Rayleigh
+ * quotient rho = z^T A z / z^T M z and ||M z||_inf, then the lanes to
+ * refine take one lane solve (A - rho M) x = M z together (the others
+ * solve with their old shift and their results are dropped). At the
+ * bottom of a Helmholtz spectrum about a third of the LR values need it
+ * (order 8191: 327 lanes of the lowest 1024); refined one lane at a time
+ * (scalar factor and solve, about 0.34 ms each), that eighth's batches
+ * took 2.8 times as long to produce as the others. f, x: piv_produce's
+ * factors and x (free by now).
  */
-static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG_T *scr)
-{
-  enum { NV = EIG_TW_NV, VL = EIG_VL };
-  const int n = cx->n;
-  const double eps = DBL_EPSILON;
-  EIG_T *v = scr, *y = scr + n;
-  EIG(lu) lu = {scr + 2 * (size_t)n, scr + 3 * (size_t)n, scr + 4 * (size_t)n,
-                scr + 5 * (size_t)n, scr + 6 * (size_t)n, (unsigned char *)(scr + 7 * (size_t)n)};
-  for (int l = 0; l < tb->cnt; l++) {
-    const int j = tb->j0 + l;
-    if (tb->ok[l] || EIG(in_tight)(cx->lambda0, 0, j, cx->tight))
-      continue;
-    EIG(v) *zl = tb->z + l / VL;
-    for (int i = 0; i < n; i++)
-      v[i] = EIG(v_get)(zl[(size_t)i * NV], l % VL);
-    if (!(EIG(norm1_inf)(n, v) > 0.0)) /* not finite: piv_produce cleared it */
-      continue;
-    EIG_T rho;
-    if (!EIG(rayleigh)(cx, v, y, &rho) ||
-        !(EIG_ABS(rho - tb->lam[l]) <= 0.25 * EIG(gap)(cx->lambda0, n, j)))
-      continue;
-    const double nrm = EIG(shift_norm)(cx->anorm, cx->mnorm, rho);
-    const double tol1 = EIG(late_tol)(n, nrm);
-    EIG(shifted_factor)(n, cx->ad, cx->ao, cx->md, cx->mo, rho, eps * nrm, &lu);
-    const double bnorm = EIG(norm1_inf)(n, y); /* y = M v */
-    EIG(shifted_solve)(n, &lu, y);
-    const double xnorm = EIG(norm1_inf)(n, y);
-    if (!(xnorm > 0.0 && isfinite(xnorm) && bnorm <= tol1 * xnorm))
-      continue;
-    const double rx = 1.0 / xnorm;
-    for (int i = 0; i < n; i++)
-      EIG(v_put)(&zl[(size_t)i * NV], l % VL, y[i] * rx);
-    tb->lam[l] = rho;
-    tb->ok[l] = 1;
-  }
-}
-
-/*
- * piv_refine for every lane of tb at once, where at least
- * EIG_REFINE_LANES lanes need it: at the bottom of a Helmholtz spectrum
- * about a third of the LR values fail the residual test (order 8191: 327
- * lanes of the lowest 1024), and refining them one at a time made that
- * eighth's batches 2.8 times as costly to produce as the others. One pass
- * forms every lane's bilinear Rayleigh quotient rho = z^T A z / z^T M z
- * and ||M z||_inf; the lanes that piv_refine would refine (the same tests)
- * then take one solve (A - rho M) x = M z together (the others solve with
- * their old shift, and their results are dropped), accepted at
- * piv_refine's bound. f, x: piv_produce's factors and x (free by now).
- */
-#define EIG_REFINE_LANES 2
-static void EIG(piv_refine_lanes)(const EIG(ictx) * cx, EIG(tbatch) * tb, const EIG(plu) * f,
-                                  EIG(v) * x)
+static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, const EIG(plu) * f,
+                            EIG(v) * x)
 {
   enum { L = EIG_TW_LANES, NV = EIG_TW_NV, VL = EIG_VL };
   const int n = cx->n, j0 = tb->j0;
+  int need = 0; /* (most batches: none, and no pass) */
+  for (int l = 0; l < tb->cnt; l++)
+    need |= !tb->ok[l] && !EIG(in_tight)(cx->lambda0, 0, j0 + l, cx->tight);
+  if (!need)
+    return;
   const double eps = DBL_EPSILON;
   const EIG_T *ad = cx->ad, *ao = cx->ao, *md = cx->md, *mo = cx->mo;
   EIG(v) *z = tb->z;
@@ -980,7 +944,7 @@ static void EIG(piv_refine_lanes)(const EIG(ictx) * cx, EIG(tbatch) * tb, const 
       zm[b] = eig_vd_sel((eig_vm)(a > zm[b]), a, zm[b]);
       zs[b] += a;
     }
-  /* The lanes to refine: piv_refine's tests. */
+  /* The lanes to refine: the tests above. */
   EIG(v) s[NV];
   eig_vd pt[NV];
   double tol1[L], bnorm[L];
@@ -1122,15 +1086,8 @@ static void EIG(piv_produce)(const EIG(ictx) * cx, EIG(tbatch) * tb, EIG(v) * sc
     tb->ok[l] = !EIG(in_tight)(lam0, 0, j0 + l, cx->tight) && z1 > 0.0 && isfinite(z1) &&
                 b1 <= tol1[l] * z1;
   }
-  if (!EIG_REFINE)
-    return;
-  int nref = 0;
-  for (int l = 0; l < cnt; l++)
-    nref += !tb->ok[l] && !EIG(in_tight)(lam0, 0, j0 + l, cx->tight);
-  if (nref >= EIG_REFINE_LANES)
-    EIG(piv_refine_lanes)(cx, tb, &f, x);
-  else if (nref > 0)
-    EIG(piv_refine)(cx, tb, (EIG_T *)x);
+  if (EIG_REFINE)
+    EIG(piv_refine)(cx, tb, &f, x);
 }
 
 /* block_orth's kernels over the rows i0..i1-1 for nq <= EIG_ORTH_Q
@@ -2285,7 +2242,9 @@ static int EIG(pipeline_part)(const EIG(ictx) * cx, int g0, int g1, int nt, EIG(
  * crosses it, chosen so that the parts 0..m-1 and m..n-1 cost about the
  * same. Each index costs EIG_SPLIT_BASE plus the length of its window: on
  * the order-8191 Helmholtz pencil a batch of sixteen took about 1 ms to
- * produce and 0.75 ms plus 62 us per vector of its window to sweep, and
+ * produce and 0.75 ms plus 62 us per vector of its window to sweep (a
+ * second fit, on one thread: 0.77 ms plus 78 us; so 28 to 22 window
+ * vectors per index; the split there falls on the first gap either way), and
  * the windows run from about 45 vectors at the bottom of the spectrum
  * (small gaps against tau = ||T|| / n) to under one at the top, where
  * the gaps above tau are. Returns 0 (no split) below EIG_SPLIT_MIN, or
