@@ -17,7 +17,8 @@
  *                 the normwise backward error of an eigenpair of a pencil
  *                 (scaled by n eps ||A||, plus the lambda M term that is part
  *                 of the residual).
- *   orthogonality (n <= 1000): real: max_jk |(W^T M W - I)_jk| <= C n eps.
+ *   orthogonality (every n, every entry j >= k; gram.c):
+ *                 real: max_jk |(W^T M W - I)_jk| <= C n eps.
  *                 complex: the bilinear form x^T M y is no inner product,
  *                 so each entry is scaled by its rounding scale
  *                 |w_j|^T |M| |w_k| (>= 1 on the diagonal):
@@ -40,6 +41,7 @@
 #endif
 
 #include "eigen.h"
+#include "gram.h"
 #include "test_util.h"
 
 #define EIG_TEST_C 10.0
@@ -331,9 +333,9 @@ static double eigenvalue_error(int n, int is_complex, const double complex *lam,
 /*
  * The checks of every full solve (W holds all n components of each vector):
  * sorted order, eigenvalues against LAPACK (complex: n <= 300), residuals,
- * M-orthonormality (n <= 1000), with the bounds of the header comment.
+ * M-orthonormality (every entry), with the bounds of the header comment.
  * Prints nothing; *worst_out / *orth_out get the residual and
- * orthogonality measures (orth -1: not measured).
+ * orthogonality measures.
  */
 /* The bound on the difference of two backward stable results for the
  * complex eigenvalue lam_j with eigenvector w_j (w^T M w = 1): C n eps
@@ -424,49 +426,13 @@ static void check_pencil(const pencil *pp, const char *label, const double compl
   ck_assert_msg(worst <= c_bound, "%s n=%d: residual %.3g n eps (||A|| + |lambda| ||M||) ||w|| > %g",
                 label, n, worst, c_bound);
 
-  /* M-orthonormality, W^T M W = I (plain transpose). */
-  double orth = -1.0; /* printed; -1: not measured */
-  if (n <= 1000) {
-    double complex *mw = malloc((size_t)n * n * sizeof(double complex));
-    double *aw = malloc((size_t)n * n * sizeof(double)), *amw = malloc((size_t)n * n * sizeof(double));
-    double complex *absm_d = malloc((size_t)n * sizeof(double complex));
-    double complex *absm_o = malloc((size_t)n * sizeof(double complex));
-    for (int i = 0; i < n; i++) {
-      absm_d[i] = cabs(p.md[i]);
-      absm_o[i] = p.mo ? cabs(p.mo[i]) : 0.0;
-    }
-    for (int j = 0; j < n; j++) {
-      tri_apply(n, p.md, p.mo, w + (size_t)j * n, mw + (size_t)j * n);
-      for (int i = 0; i < n; i++) {
-        x[i] = cabs(w[(size_t)j * n + i]);
-        aw[(size_t)j * n + i] = creal(x[i]);
-      }
-      tri_apply(n, absm_d, p.mo ? absm_o : NULL, x, ax);
-      for (int i = 0; i < n; i++)
-        amw[(size_t)j * n + i] = creal(ax[i]);
-    }
-    orth = 0.0;
-    for (int j = 0; j < n; j++)
-      for (int k = 0; k <= j; k++) {
-        const double complex *wj = w + (size_t)j * n, *mwk = mw + (size_t)k * n;
-        const double *awj = aw + (size_t)j * n, *amwk = amw + (size_t)k * n;
-        double complex s = 0.0;
-        double sa = 0.0;
-        for (int i = 0; i < n; i++) {
-          s += wj[i] * mwk[i];
-          sa += awj[i] * amwk[i];
-        }
-        double e = cabs(s - (j == k ? 1.0 : 0.0));
-        orth = fmax(orth, e / (n * eps * (cplx ? fmax(1.0, sa) : 1.0)));
-      }
-    ck_assert_msg(orth <= c_bound, "%s n=%d: |W^T M W - I| = %.3g n eps%s > %g", label,
-                  n, orth, cplx ? " |w|^T|M||w|" : "", c_bound);
-    free(mw);
-    free(aw);
-    free(amw);
-    free(absm_d);
-    free(absm_o);
-  }
+  /* M-orthonormality, W^T M W = I (plain transpose), every entry (gram.c:
+     a blocked product, seconds at order 4000). */
+  gram_worst g = gram_orth_worst(n, cplx, p.md, p.mo, w);
+  ck_assert_msg(g.measure >= 0.0, "%s n=%d: out of memory in the orthogonality check", label, n);
+  const double orth = g.measure;
+  ck_assert_msg(orth <= c_bound, "%s n=%d: |W^T M W - I| at (%d, %d) = %.3g n eps%s > %g", label,
+                n, g.j, g.k, orth, cplx ? " max(1, |w_j|^T|M||w_k|)" : "", c_bound);
 
   free(x);
   free(ax);
@@ -1097,6 +1063,66 @@ START_TEST(test_timing)
 }
 END_TEST
 
+/*
+ * The blocked orthogonality check (gram.c) that check_pencil relies on:
+ * (1) on dense random W against the textbook triple loop, at orders that
+ * end panels (16 columns), row groups (4) and row blocks (1024) short;
+ * (2) on W = M^{-1/2} (diagonal M, so W^T M W = I to rounding) with one
+ * planted entry w_j[k] = d, which makes (W^T M W)_jk = d sqrt(m_k): the
+ * check must find (j, k) and measure |d| sqrt(m_k) / (n eps).
+ */
+START_TEST(test_gram)
+{
+  static const int orders[] = {1, 5, 37, 130, 1030};
+  tu_rng rng;
+  tu_rng_seed(&rng, 77);
+  for (int t = 0; t < 5; t++)
+    for (int cplx = 0; cplx <= 1; cplx++) {
+      const int n = orders[t];
+      double complex *md = malloc((size_t)n * sizeof *md), *mo = malloc((size_t)n * sizeof *mo);
+      double complex *w = malloc((size_t)n * n * sizeof *w);
+      ck_assert(md && mo && w);
+      for (int i = 0; i < n; i++) {
+        md[i] = 4.0 + tu_uniform(&rng) + (cplx ? I * tu_symm(&rng) : 0.0);
+        mo[i] = tu_symm(&rng) + (cplx ? I * tu_symm(&rng) : 0.0);
+      }
+      for (size_t q = 0; q < (size_t)n * n; q++)
+        w[q] = tu_symm(&rng) + (cplx ? I * tu_symm(&rng) : 0.0);
+      for (int tri = 0; tri <= 1; tri++) {
+        const double complex *off = tri ? mo : NULL;
+        gram_worst a = gram_orth_worst(n, cplx, md, off, w);
+        gram_worst b = gram_orth_worst_naive(n, cplx, md, off, w);
+        ck_assert_msg(a.j == b.j && a.k == b.k && fabs(a.measure - b.measure) <= 1e-12 * b.measure,
+                      "gram n=%d cplx=%d tri=%d: blocked %.17g at (%d, %d), loop %.17g at (%d, %d)",
+                      n, cplx, tri, a.measure, a.j, a.k, b.measure, b.j, b.k);
+      }
+      free(md);
+      free(mo);
+      free(w);
+    }
+
+  /* The planted entry. */
+  const int n = 1500, jp = 1203, kp = 1090;
+  for (int cplx = 0; cplx <= 1; cplx++) {
+    double complex *md = malloc((size_t)n * sizeof *md);
+    double complex *w = calloc((size_t)n * n, sizeof *w);
+    ck_assert(md && w);
+    for (int i = 0; i < n; i++) {
+      md[i] = 0.5 + 3.0 * tu_uniform(&rng);
+      w[(size_t)i * n + i] = 1.0 / sqrt(creal(md[i]));
+    }
+    const double d = 1000.0 * n * DBL_EPSILON, expect = d * sqrt(creal(md[kp])) / (n * DBL_EPSILON);
+    w[(size_t)jp * n + kp] = cplx ? d * I : d;
+    gram_worst g = gram_orth_worst(n, cplx, md, NULL, w);
+    ck_assert_msg(g.j == jp && g.k == kp && fabs(g.measure - expect) <= 1e-9 * expect,
+                  "gram planted cplx=%d: %.17g at (%d, %d), want %.17g at (%d, %d)", cplx,
+                  g.measure, g.j, g.k, expect, jp, kp);
+    free(md);
+    free(w);
+  }
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("eigen");
@@ -1110,6 +1136,10 @@ int main(void)
   tcase_add_loop_test(tsw, test_poisson_sweep, 0, 12);
   tcase_add_loop_test(tsw, test_helmholtz_end_pair, 0, 3);
   suite_add_tcase(s, tsw);
+  TCase *tg = tcase_create("gram"); /* about 10 s: two O(n^3) loops at n = 1030 */
+  tcase_set_timeout(tg, 300);
+  tcase_add_test(tg, test_gram);
+  suite_add_tcase(s, tg);
   TCase *te = tcase_create("errors");
   tcase_add_test(te, test_errors);
   tcase_add_test(te, test_lr_pair_pivot);
