@@ -187,6 +187,12 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
   const long maxit = 30L * n;
   long it = 0;
   int stall = 0; /* steps since the last deflation */
+  /* Long blocks: the double passes' second pass on a second thread. */
+  int threads = 1;
+#ifdef _OPENMP
+  if (lanes && n >= EIG_LR_PAR_MIN && !omp_in_parallel())
+    threads = omp_get_max_threads();
+#endif
 
   int hi = n - 1;
   /* After a step on lo..hi (hi unchanged): next_lo, the block's new start
@@ -223,9 +229,10 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
                         maxit, n, hi + 1);
     int exceptional = ++stall % 10 == 0;
     int ok = 0, lneg = -1;
-    /* Where the block is long: a pass of EIG_LR_NS steps in vector lanes,
-     * shifted by the eigenvalues of its trailing block of that order
-     * (lr_lanes_impl.h), until EIG_LR_STALL passes bring no deflation. */
+    /* Where the block is long: two passes of EIG_LR_NS steps in vector
+     * lanes, shifted by the eigenvalues of its trailing block of that order
+     * (lr_lanes_impl.h), until EIG_LR_STALL double passes bring no
+     * deflation. */
     if (!exceptional && lanes && hi - lo + 1 >= EIG_LR_MULTI_MIN && stall <= EIG_LR_STALL) {
       EIG_T sd[EIG_LR_NS], sp[EIG_LR_NS], sdn[EIG_LR_NS], spn[EIG_LR_NS];
       memcpy(sd, d + hi - EIG_LR_NS + 1, sizeof sd);
@@ -234,9 +241,10 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
                                        EIG(tri_sq_norm)(EIG_LR_NS, sd, sp), 0) == PSCR_SUCCESS;
       for (int a = 0; a < EIG_LR_NS; a++)
         shifts = shifts && EIG_ISFINITE(sd[a]);
-      ok = shifts && EIG(lr_lane_steps)(lo, hi, d, p, sd, dn, pn, growth, abs_tol, eps2);
+      ok = shifts && EIG(lr_lane_double)(lo, hi, d, p, sd, dn, pn, growth, abs_tol, eps2,
+                                         threads);
       if (ok) {
-        it += EIG_LR_NS - 1;
+        it += 2 * EIG_LR_NS - 1;
         for (int i = hi - 1; i >= lo && lneg < 0; i--)
           if (EIG(lr_negligible)(p[i], d[i], d[i + 1], abs_tol, eps2))
             lneg = i;

@@ -142,16 +142,24 @@ EIG(lr_lane_iter)(int t, int steady, int lo, int hi, EIG_T *d, EIG_T *p, EIG(v) 
 }
 
 /*
- * EIG_LR_NS LR steps on rows lo..hi (hi - lo + 1 >= EIG_LR_MULTI_MIN) with
- * the shifts sig, in place in d, p; bd, bp receive the old rows. Returns 0,
- * with d and p as before, where a lane fails (see above), else 1.
+ * One pass: EIG_LR_NS LR steps on rows lo..hi (hi - lo + 1 >=
+ * EIG_LR_MULTI_MIN) with the shifts sig, in place in d, p. Returns 0 where
+ * a lane fails (see above; d and p are then partly stepped), else 1.
+ *
+ * pub, lead: a pass that follows another on a second thread
+ * (lr_lane_double). Every EIG_LR_CHUNK iterations the leading pass
+ * publishes how many it has done (pub); the following one waits (lead)
+ * until the rows its next chunk reads are final: its lane 0 reads row
+ * lo + t + 1 at iteration t, which the leader's last lane writes at its
+ * iteration t + 2 EIG_LR_NS - 1. The follower writes rows far behind the
+ * leader's reads, so neither sees the other's rows too early.
  */
-static int EIG(lr_lane_steps)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *sig, EIG_T *bd,
-                              EIG_T *bp, double growth, double abs_tol, double eps2)
+#define EIG_LR_CHUNK 64
+static int EIG(lr_lane_pass)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *sig,
+                             double growth, double abs_tol, double eps2, int *pub,
+                             const int *lead)
 {
   enum { K = EIG_LR_NS };
-  memcpy(bd + lo, d + lo, (size_t)(hi - lo + 1) * sizeof *d);
-  memcpy(bp + lo, p + lo, (size_t)(hi - lo) * sizeof *p);
   const EIG(v) zero = EIG(v_splat)(0.0);
   /* Lane a: shift sig[a], two rows behind lane a - 1. (Built in arrays:
    * GCC 12 takes lane stores into a struct of vectors for reads of
@@ -177,14 +185,74 @@ static int EIG(lr_lane_steps)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *s
    * (t < hi - lo); the general iterations around it also carry adn. */
   const int iters = hi - lo + 1 + 2 * (K - 1);
   const int s0 = 2 * K - 1, s1 = hi - lo;
-  int t = 0;
-  for (; t < s0; t++)
-    EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
-  for (; t < s1; t++)
-    EIG(lr_lane_iter)(t, 1, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
-  for (; t < iters; t++)
-    EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
-  if (eig_vm_bits(st.bad)) {
+  for (int t = 0; t < iters;) {
+    const int te = t + EIG_LR_CHUNK < iters ? t + EIG_LR_CHUNK : iters;
+    if (pub)
+      __atomic_store_n(pub, t, __ATOMIC_RELEASE);
+    if (lead) {
+      const int need = te + 2 * K - 1 < iters ? te + 2 * K - 1 : iters;
+      while (__atomic_load_n(lead, __ATOMIC_ACQUIRE) < need)
+        ;
+    }
+    for (; t < (te < s0 ? te : s0); t++)
+      EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
+    for (; t < (te < s1 ? te : s1); t++)
+      EIG(lr_lane_iter)(t, 1, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
+    for (; t < te; t++)
+      EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
+  }
+  if (pub)
+    __atomic_store_n(pub, iters, __ATOMIC_RELEASE);
+  return !eig_vm_bits(st.bad);
+}
+
+/* Blocks from this order on take lr_lane_double's passes on two threads
+ * (shorter ones: one thread, the same bits; a parallel region costs a few
+ * microseconds, a pass about 15 ns per row). */
+#define EIG_LR_PAR_MIN 1024
+
+/*
+ * Two passes with the same shifts sig on rows lo..hi, in place in d, p;
+ * bd, bp receive the old rows. Returns 0, with d and p as before, where a
+ * lane of either pass fails, else 1.
+ *
+ * Why twice: the second pass with the same shifts squares what the first
+ * did to the trailing products (as lr_step2 does for one shift). At order
+ * 8191 (Helmholtz) 1606 double passes did what 2845 single ones did, over
+ * 12% more rows in all; with two threads the second pass follows the first
+ * a chunk of rows behind (lr_lane_pass), so LR takes the time of about
+ * 1606 passes. threads: 2 where a second thread may be used; the bits are
+ * the same either way.
+ */
+static int EIG(lr_lane_double)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *sig, EIG_T *bd,
+                               EIG_T *bp, double growth, double abs_tol, double eps2,
+                               int threads)
+{
+  memcpy(bd + lo, d + lo, (size_t)(hi - lo + 1) * sizeof *d);
+  memcpy(bp + lo, p + lo, (size_t)(hi - lo) * sizeof *p);
+  int ok0 = 1, ok1 = 1;
+#ifdef _OPENMP
+  if (threads >= 2 && hi - lo + 1 >= EIG_LR_PAR_MIN) {
+    int prog = 0;
+#pragma omp parallel num_threads(2)
+    {
+      if (omp_get_num_threads() < 2) {
+        ok0 = EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, NULL);
+        ok1 = ok0 && EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, NULL);
+      } else if (omp_get_thread_num() == 0) {
+        ok0 = EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, &prog, NULL);
+      } else {
+        ok1 = EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, &prog);
+      }
+    }
+  } else
+#endif
+  {
+    (void)threads;
+    ok0 = EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, NULL);
+    ok1 = ok0 && EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, NULL);
+  }
+  if (!ok0 || !ok1) {
     memcpy(d + lo, bd + lo, (size_t)(hi - lo + 1) * sizeof *d);
     memcpy(p + lo, bp + lo, (size_t)(hi - lo) * sizeof *p);
     return 0;
