@@ -211,8 +211,6 @@ static inline void eig_csqrt_recip(double complex z, double complex *r, double c
                                                  EIG(pwk_eigenvalues)(n, d, p, tnorm))
 /* Eigenvalues from PWK are accurate to eps ||T||: no refinement needed. */
 #define EIG_REFINE 0
-/* Eigenvectors from twisted factorizations (invit_impl.h says when not). */
-#define EIG_TWISTED 1
 /* Batches of real vectors come from twisted factorizations. */
 #define EIG_PIV_LANES 0
 
@@ -232,7 +230,6 @@ static int eig_compare_real(const void *x, const void *y)
 
 #undef EIG_EIGENVALUES
 #undef EIG_REFINE
-#undef EIG_TWISTED
 #undef EIG_PIV_LANES
 #undef EIG
 #undef EIG_T
@@ -277,7 +274,6 @@ static int eig_compare_real(const void *x, const void *y)
 /* Batches of vectors from pivoted inverse iteration in lanes (invit_impl.h
  * piv_produce; unpivoted twisted factorizations lost orthogonality on
  * near-degenerate pairs), swept like the real twisted batches. */
-#define EIG_TWISTED 1
 #define EIG_PIV_LANES 1
 
 static int eig_compare_complex(const void *x, const void *y)

@@ -27,15 +27,20 @@
  * times ||M||, and never after a single solve unless at the plain bound
  * (one solve damps the components outside the cluster only by spread/gap).
  *
- * Real pencils (EIG_TWISTED): most vectors come from twisted
+ * Real pencils: most vectors come from twisted
  * factorizations instead (twisted_impl.h, sixteen at a time, then two
  * steps of inverse iteration with the same factors), re-orthogonalized
  * against the same window (vectors_pipeline); the inverse iteration below
  * computes only the vectors of tight clusters and those the twisted path
  * does not accept. Complex pencils (EIG_PIV_LANES) take the same
  * pipeline, but their batches come from this pivoted inverse iteration
- * run sixteen eigenvalues at a time (piv_produce; vectors_groups says why
- * not twisted factorizations).
+ * run sixteen eigenvalues at a time (piv_produce): twisted factorizations
+ * are not pivoted, and on near-degenerate complex symmetric pairs, as the
+ * Helmholtz pencils at low omega have, their vectors lost orthogonality
+ * growing with n (8 n eps at n = 300 against 0.25). (Inverse iteration one
+ * vector at a time, in parallel over groups of the spectrum split by gaps
+ * wider than tau, was 1.4 times slower on one thread at n = 8191; it was
+ * removed once nothing called it.)
  *
  * Cost: usually two solves per vector (the first from the random start is
  * accepted only at the plain bound EIG_RESID_TOL eps nrm, later ones at the
@@ -2340,84 +2345,12 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
 
 
 /*
- * Inverse iteration for every vector, one at a time (no longer called:
- * the complex pencils moved to vectors_pipeline with piv_produce, which
- * measured as accurate and 1.4 times faster on one thread at n = 8191).
- * Complex pencils do not use twisted factorizations: they are
- * not pivoted, and on near-degenerate complex symmetric pairs, as the
- * Helmholtz pencils at low omega have, their vectors lost orthogonality
- * growing with n: 8 n eps at n = 300 against 0.25). The spectrum splits
- * into groups wherever consecutive real parts are more than tau apart; no
- * window crosses a group boundary, so the groups run in parallel
- * (OpenMP), and the result does not depend on the number of threads.
- * Returns 0 when out of memory; the first failure in *fail.
- */
-static int EIG(vectors_groups)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
-{
-  const int n = cx->n;
-  EIG_T *lambda = cx->lambda;
-  int *gs = malloc(((size_t)n + 1) * sizeof(int));
-  EIG(ifail) *gfail = calloc((size_t)n, sizeof(EIG(ifail)));
-  if (!gs || !gfail) {
-    free(gs);
-    free(gfail);
-    return 0;
-  }
-  int ng = 0;
-  for (int j = 0; j < n; j++)
-    if (j == 0 || !(creal(lambda[j]) - creal(lambda[j - 1]) <= cx->tau))
-      gs[ng++] = j;
-  gs[ng] = n;
-  int ref = 0, allocfail = 0;
-#ifdef _OPENMP
-#pragma omp parallel if (ng > 1 && n >= 64) reduction(| : ref, allocfail)
-#endif
-  {
-    EIG(sweep) sw;
-    memset(&sw, 0, sizeof sw);
-    if (!EIG(sweep_init)(&sw, n))
-      allocfail = 1;
-#ifdef _OPENMP
-#pragma omp for schedule(dynamic, 1)
-#endif
-    for (int g = 0; g < ng; g++) {
-      for (int j = gs[g]; !allocfail && j < gs[g + 1] && !gfail[g].kind; j++) {
-        int nwin, intight;
-        double spread;
-        int first = EIG(window)(cx, gs[g], j, sw.win, &nwin, &intight, &spread);
-        if (!EIG(ring_reserve)(&sw.ring, n, first, j)) {
-          gfail[g].kind = 4;
-          gfail[g].j = j - first + 1;
-          break;
-        }
-        EIG_T sigma = EIG(shift_of)(lambda, gs[g], j, cx->tau, cx->tight, cx->pertol,
-                                    sw.sigma_prev);
-        sw.sigma_prev = sigma;
-        EIG_T *v = EIG(ring_at)(&sw.ring, n, j);
-        if (!EIG(invit_one)(cx, &sw, j, sw.win, nwin, intight, spread, sigma, v, &gfail[g]))
-          EIG(finish)(cx, j, v, sw.work + 6 * (size_t)n, &gfail[g]);
-      }
-    }
-    ref |= sw.refined;
-    EIG(sweep_free)(&sw);
-  }
-  *refined = ref;
-  for (int g = 0; g < ng && !fail->kind; g++)
-    if (gfail[g].kind)
-      *fail = gfail[g];
-  free(gs);
-  free(gfail);
-  return !allocfail;
-}
-
-/*
  * All eigenvectors for the sorted eigenvalues lambda (n of them); writes the
  * sel components to w (w NULL: none). tnorm: ||T|| of the reduced problem
  * (cluster scale). With EIG_REFINE, lambda is refined (and re-sorted, with
- * the rows of w) where the residual shows it was inaccurate. EIG_TWISTED:
- * vectors_pipeline (batches from twisted factorizations, or with
- * EIG_PIV_LANES from pivoted inverse iteration), else vectors_groups
- * (inverse iteration).
+ * the rows of w) where the residual shows it was inaccurate. The vectors
+ * come from vectors_pipeline (batches from twisted factorizations, or with
+ * EIG_PIV_LANES from pivoted inverse iteration).
  */
 static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *ao,
                                           const EIG_T *md, const EIG_T *mo, EIG_T *lambda,
@@ -2439,8 +2372,7 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
                   EIG_TIGHT_TOL * n * eps * tsafe, 10.0 * eps * tsafe};
   EIG(ifail) fail = {0, 0, 0.0, 0.0, 0.0};
   int refined = 0;
-  int ok = EIG_TWISTED ? EIG(vectors_pipeline)(&cx, &fail, &refined)
-                       : EIG(vectors_groups)(&cx, &fail, &refined);
+  int ok = EIG(vectors_pipeline)(&cx, &fail, &refined);
   free(lambda0);
   if (!ok)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",

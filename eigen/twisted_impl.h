@@ -19,7 +19,8 @@
  * iteration). A vector that is not accepted is recomputed once from rho
  * (Rayleigh quotient iteration); what still fails goes to the pivoted
  * inverse iteration of invit_impl.h, as do tight clusters. Used for real
- * pencils (EIG_TWISTED in eigen.c); the complex expansion compiles it too.
+ * pencils (EIG_PIV_LANES 0 in eigen.c); the complex expansion compiles it
+ * too.
  *
  * The recurrences of different eigenvalues are independent: EIG_TW_LANES
  * (16) of them run side by side, as EIG_TW_NV lane vectors of eight
