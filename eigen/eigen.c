@@ -21,6 +21,10 @@
  * No static mutable state: every call allocates its own scratch, so calls
  * may run concurrently from several threads.
  */
+/* sched_yield (lr_lanes_impl.h) under -std=c11. */
+#ifndef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "eigen.h"
 
 /* Complex products without C Annex G's NaN/Inf recovery (a libgcc
@@ -37,6 +41,7 @@
 #include <immintrin.h>
 #endif
 #include <math.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -187,11 +187,12 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
   const long maxit = 30L * n;
   long it = 0;
   int stall = 0; /* steps since the last deflation */
-  /* Long blocks: the double passes' second pass on a second thread. */
-  int threads = 1;
+  /* Long blocks: the double passes' second pass on a second thread, while
+   * that pays (eig_lr_par). */
+  eig_lr_par par = {1, 0.0, 0.0};
 #ifdef _OPENMP
   if (lanes && n >= EIG_LR_PAR_MIN && !omp_in_parallel())
-    threads = omp_get_max_threads();
+    par.threads = omp_get_max_threads();
 #endif
 
   int hi = n - 1;
@@ -242,7 +243,7 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
       for (int a = 0; a < EIG_LR_NS; a++)
         shifts = shifts && EIG_ISFINITE(sd[a]);
       ok = shifts && EIG(lr_lane_double)(lo, hi, d, p, sd, dn, pn, growth, abs_tol, eps2,
-                                         threads);
+                                         &par);
       if (ok) {
         it += 2 * EIG_LR_NS - 1;
         for (int i = hi - 1; i >= lo && lneg < 0; i--)

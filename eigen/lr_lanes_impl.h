@@ -155,6 +155,7 @@ EIG(lr_lane_iter)(int t, int steady, int lo, int hi, EIG_T *d, EIG_T *p, EIG(v) 
  * leader's reads, so neither sees the other's rows too early.
  */
 #define EIG_LR_CHUNK 64
+#define EIG_LR_SPINS 1000
 static int EIG(lr_lane_pass)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *sig,
                              double growth, double abs_tol, double eps2, int *pub,
                              const int *lead)
@@ -191,8 +192,12 @@ static int EIG(lr_lane_pass)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *si
       __atomic_store_n(pub, t, __ATOMIC_RELEASE);
     if (lead) {
       const int need = te + 2 * K - 1 < iters ? te + 2 * K - 1 : iters;
-      while (__atomic_load_n(lead, __ATOMIC_ACQUIRE) < need)
-        ;
+      /* Spin briefly, then yield: where other processes hold the cores,
+       * the leader may be off its core, and a spinning follower would keep
+       * it waiting for the scheduler's time slices. */
+      for (int spins = 0; __atomic_load_n(lead, __ATOMIC_ACQUIRE) < need; spins++)
+        if (spins >= EIG_LR_SPINS)
+          sched_yield();
     }
     for (; t < (te < s0 ? te : s0); t++)
       EIG(lr_lane_iter)(t, 0, lo, hi, d, p, sv, lag, vgrowth, vabs, veps2, &st);
@@ -210,6 +215,27 @@ static int EIG(lr_lane_pass)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *si
  * (shorter ones: one thread, the same bits; a parallel region costs a few
  * microseconds, a pass about 15 ns per row). */
 #define EIG_LR_PAR_MIN 1024
+/* The strike average (eig_lr_par) from which the rest of the call stays
+ * on one thread. */
+#define EIG_LR_STRIKES 0.5
+
+/*
+ * Whether lr_lane_double uses a second thread. Where other processes hold
+ * the cores, the two passes wait on each other's time slices (order 8191
+ * under a parallel build: 12 s instead of 0.7 s). So the first long double
+ * pass runs on one thread and is timed (seq_rate, seconds per row), and
+ * each parallel one that takes longer than 0.9 of that per row counts as a
+ * strike. strikes is their moving average (weight 0.1 for the newest);
+ * from EIG_LR_STRIKES on (about seven strikes in a row) the call goes on
+ * with one thread. Lone strikes (3 to 6 of 1606 parallel passes at order
+ * 8191 on an idle machine) do not get there. The bits are the same either
+ * way.
+ */
+typedef struct eig_lr_par {
+  int threads;     /* 2 or more: a second thread may be used */
+  double seq_rate; /* the one-thread double pass's time per row (0: not yet timed) */
+  double strikes;  /* moving average of the strikes */
+} eig_lr_par;
 
 /*
  * Two passes with the same shifts sig on rows lo..hi, in place in d, p;
@@ -221,18 +247,22 @@ static int EIG(lr_lane_pass)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *si
  * 8191 (Helmholtz) 1606 double passes did what 2845 single ones did, over
  * 12% more rows in all; with two threads the second pass follows the first
  * a chunk of rows behind (lr_lane_pass), so LR takes the time of about
- * 1606 passes. threads: 2 where a second thread may be used; the bits are
- * the same either way.
+ * 1606 passes. The bits do not depend on the thread count.
  */
 static int EIG(lr_lane_double)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *sig, EIG_T *bd,
                                EIG_T *bp, double growth, double abs_tol, double eps2,
-                               int threads)
+                               eig_lr_par *par)
 {
   memcpy(bd + lo, d + lo, (size_t)(hi - lo + 1) * sizeof *d);
   memcpy(bp + lo, p + lo, (size_t)(hi - lo) * sizeof *p);
   int ok0 = 1, ok1 = 1;
+  (void)par;
 #ifdef _OPENMP
-  if (threads >= 2 && hi - lo + 1 >= EIG_LR_PAR_MIN) {
+  const int rows = hi - lo + 1;
+  const int timed =
+      par->threads >= 2 && rows >= EIG_LR_PAR_MIN && par->strikes < EIG_LR_STRIKES;
+  const double t0 = timed ? omp_get_wtime() : 0.0;
+  if (timed && par->seq_rate > 0.0) {
     int prog = 0;
 #pragma omp parallel num_threads(2)
     {
@@ -245,12 +275,17 @@ static int EIG(lr_lane_double)(int lo, int hi, EIG_T *d, EIG_T *p, const EIG_T *
         ok1 = EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, &prog);
       }
     }
+    const int strike = omp_get_wtime() - t0 > 0.9 * par->seq_rate * rows;
+    par->strikes = 0.9 * par->strikes + (strike ? 0.1 : 0.0);
   } else
 #endif
   {
-    (void)threads;
     ok0 = EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, NULL);
     ok1 = ok0 && EIG(lr_lane_pass)(lo, hi, d, p, sig, growth, abs_tol, eps2, NULL, NULL);
+#ifdef _OPENMP
+    if (timed && ok1)
+      par->seq_rate = (omp_get_wtime() - t0) / rows;
+#endif
   }
   if (!ok0 || !ok1) {
     memcpy(d + lo, bd + lo, (size_t)(hi - lo + 1) * sizeof *d);
