@@ -876,6 +876,54 @@ START_TEST(test_thread_counts)
 END_TEST
 
 /*
+ * Complex LR's double passes (lr_lanes_impl.h): on blocks of 1024 rows and
+ * more the second pass follows the first on a second thread (while that
+ * pays: on a loaded machine the call falls back to one thread after about
+ * seven slow parallel passes, so some run in parallel either way). The
+ * eigenvalues and the selected components must be the same bits with 1, 2
+ * and 3 threads. Order 3000, above test_thread_counts' 700, where every
+ * pass is on one thread.
+ */
+START_TEST(test_lr_threads)
+{
+  static const gen list[] = {C_HELMHOLTZ, C_RAND_TRI};
+  static const int threads[] = {1, 2, 3};
+  enum { RUNS = 3 };
+  const int n = 3000, nsel = 5;
+  int sel[5] = {0, 1, 1500, 2998, 2999};
+#ifdef _OPENMP
+  const int max0 = omp_get_max_threads();
+#endif
+  for (int t = 0; t < 2; t++) {
+    pencil p = make_pencil(list[t], n, 5);
+    double complex *lam = malloc((size_t)RUNS * n * sizeof(double complex));
+    double complex *w = malloc((size_t)RUNS * n * nsel * sizeof(double complex));
+    ck_assert(lam && w);
+    for (int r = 0; r < RUNS; r++) {
+#ifdef _OPENMP
+      omp_set_num_threads(threads[r]);
+#endif
+      ck_assert_int_eq(run_eigen(&p, lam + (size_t)r * n, nsel, sel, w + (size_t)r * n * nsel),
+                       PSCR_SUCCESS);
+    }
+    for (int r = 1; r < RUNS; r++) {
+      ck_assert_msg(memcmp(lam, lam + (size_t)r * n, (size_t)n * sizeof(double complex)) == 0,
+                    "%s: eigenvalues differ with %d threads", gens[list[t]].name, threads[r]);
+      ck_assert_msg(memcmp(w, w + (size_t)r * n * nsel,
+                           (size_t)n * nsel * sizeof(double complex)) == 0,
+                    "%s: eigenvectors differ with %d threads", gens[list[t]].name, threads[r]);
+    }
+    free(lam);
+    free(w);
+    pencil_free(&p);
+  }
+#ifdef _OPENMP
+  omp_set_num_threads(max0);
+#endif
+}
+END_TEST
+
+/*
  * The spectrum split in two (PSCR_EIGEN_SPLIT=1, two threads: the parts
  * side by side, each produced and swept by one thread): full solves pass
  * check_pencil's residual and M-orthogonality bounds, with no
@@ -1150,6 +1198,7 @@ int main(void)
   TCase *tn = tcase_create("thread_counts");
   tcase_set_timeout(tn, 300);
   tcase_add_test(tn, test_thread_counts);
+  tcase_add_test(tn, test_lr_threads);
   suite_add_tcase(s, tn);
   TCase *tsp = tcase_create("split"); /* 6 full solves at n = 1000, one check_pencil each */
   tcase_set_timeout(tsp, 300);
