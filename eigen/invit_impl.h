@@ -918,9 +918,13 @@ static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, const EIG(pl
 {
   enum { L = EIG_TW_LANES, NV = EIG_TW_NV, VL = EIG_VL };
   const int n = cx->n, j0 = tb->j0;
-  int need = 0; /* (most batches: none, and no pass) */
-  for (int l = 0; l < tb->cnt; l++)
-    need |= !tb->ok[l] && !EIG(in_tight)(cx->lambda0, 0, j0 + l, cx->tight);
+  /* Candidates: lanes not accepted and not in a tight cluster (most
+   * batches have none, and skip the pass). */
+  int cand[L], need = 0;
+  for (int l = 0; l < L; l++) {
+    cand[l] = l < tb->cnt && !tb->ok[l] && !EIG(in_tight)(cx->lambda0, 0, j0 + l, cx->tight);
+    need |= cand[l];
+  }
   if (!need)
     return;
   const double eps = DBL_EPSILON;
@@ -959,8 +963,7 @@ static void EIG(piv_refine)(const EIG(ictx) * cx, EIG(tbatch) * tb, const EIG(pl
     EIG(v_put)(&s[b], q, tb->lam[l]);
     pt[b][q] = eps * EIG(shift_norm)(cx->anorm, cx->mnorm, tb->lam[l]);
     take[l] = 0;
-    if (l >= tb->cnt || tb->ok[l] || EIG(in_tight)(cx->lambda0, 0, j, cx->tight) ||
-        !(eig_vd_norm(zm[b], zs[b])[q] > 0.0))
+    if (!cand[l] || !(eig_vd_norm(zm[b], zs[b])[q] > 0.0))
       continue;
     const EIG_T d = EIG(v_get)(den[b], q);
     if (!(EIG_ABS(d) > eps * cx->mnorm))
@@ -2342,7 +2345,6 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
     *fail = pf[1];
   return pok[0] && pok[1];
 }
-
 
 /*
  * All eigenvectors for the sorted eigenvalues lambda (n of them); writes the

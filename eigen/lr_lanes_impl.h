@@ -52,14 +52,14 @@ static inline EIG(v) EIG(lr_shift_in)(EIG(v) x, EIG_T x0)
                   __builtin_shufflevector(x.im, im0, 8, 0, 1, 2, 3, 4, 5, 6)};
 }
 
-/* The state a pass carries from one iteration to the next (lr_lane_steps). */
+/* The state a pass carries from one iteration to the next (lr_lane_pass). */
 typedef struct EIG(lrl) {
   EIG(v) u, dout1, dout2, pout1, pout2;
   eig_vd adn; /* |d_{i+1}| of the last iteration: this one's |d_i| (steady) */
   eig_vm bad;
 } EIG(lrl);
 
-/* Iteration t of lr_lane_steps. steady (a constant where inlined): every
+/* Iteration t of lr_lane_pass. steady (a constant where inlined): every
  * lane strictly inside lo..hi, so the masks for the first and last rows
  * and for the lanes not yet (or no longer) stepping are constant and the
  * clamps void. The values are those of the general iteration (the selects

@@ -185,7 +185,10 @@ static inline eig_vd EIG(v_norm2)(EIG(v) p) { return p * p; }
 static inline EIG(v) EIG(v_conj)(EIG(v) p) { return p; }
 static inline EIG(v) EIG(v_mulconj)(EIG(v) a, EIG(v) b) { return a * b; }
 /* a - b r (r real, per lane) */
-static inline EIG(v) EIG(v_subscaled)(EIG(v) a, EIG(v) b, eig_vd r) { return eig_vd_fnma(b, r, a); }
+static inline EIG(v) EIG(v_subscaled)(EIG(v) a, EIG(v) b, eig_vd r)
+{
+  return eig_vd_fnma(b, r, a);
+}
 
 /* p raised to pert in modulus (keeping its sign) where below it. */
 static inline EIG(v) EIG(v_floor)(EIG(v) p, eig_vd pt)
