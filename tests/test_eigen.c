@@ -1115,9 +1115,10 @@ END_TEST
  * The blocked orthogonality check (gram.c) that check_pencil relies on:
  * (1) on dense random W against the textbook triple loop, at orders that
  * end panels (16 columns), row groups (4) and row blocks (1024) short;
- * (2) on W = M^{-1/2} (diagonal M, so W^T M W = I to rounding) with one
- * planted entry w_j[k] = d, which makes (W^T M W)_jk = d sqrt(m_k): the
- * check must find (j, k) and measure |d| sqrt(m_k) / (n eps).
+ * (2) on W = M^{-1/2} (diagonal M, so W^T M W = I to rounding): every
+ * entry within n eps, then with one planted entry w_j[k] = d at a time,
+ * which makes (W^T M W)_jk = d sqrt(m_k): the check must find (j, k) and
+ * measure |d| sqrt(m_k) / (n eps).
  */
 START_TEST(test_gram)
 {
@@ -1149,8 +1150,14 @@ START_TEST(test_gram)
       free(w);
     }
 
-  /* The planted entry. */
-  const int n = 1500, jp = 1203, kp = 1090;
+  /* Planted entries. Unplanted, every entry of W^T M W - I is a few
+   * roundings (the diagonal m (1/sqrt m)^2 - 1, the rest exactly 0): a
+   * kernel that drops or garbles any entry by more than n eps fails the
+   * first assertion. Then one entry at a time, at the corners that end a
+   * panel, a row group or a row block short: it must be the worst, with
+   * the derived measure. */
+  const int n = 1500;
+  static const int plant[][2] = {{1203, 1090}, {1499, 0}, {1499, 1498}, {17, 16}, {1025, 1024}};
   for (int cplx = 0; cplx <= 1; cplx++) {
     double complex *md = malloc((size_t)n * sizeof *md);
     double complex *w = calloc((size_t)n * n, sizeof *w);
@@ -1159,12 +1166,20 @@ START_TEST(test_gram)
       md[i] = 0.5 + 3.0 * tu_uniform(&rng);
       w[(size_t)i * n + i] = 1.0 / sqrt(creal(md[i]));
     }
-    const double d = 1000.0 * n * DBL_EPSILON, expect = d * sqrt(creal(md[kp])) / (n * DBL_EPSILON);
-    w[(size_t)jp * n + kp] = cplx ? d * I : d;
     gram_worst g = gram_orth_worst(n, cplx, md, NULL, w);
-    ck_assert_msg(g.j == jp && g.k == kp && fabs(g.measure - expect) <= 1e-9 * expect,
-                  "gram planted cplx=%d: %.17g at (%d, %d), want %.17g at (%d, %d)", cplx,
-                  g.measure, g.j, g.k, expect, jp, kp);
+    ck_assert_msg(g.measure >= 0.0 && g.measure <= 1.0,
+                  "gram unplanted cplx=%d: %.3g n eps at (%d, %d)", cplx, g.measure, g.j, g.k);
+    for (int t = 0; t < (int)(sizeof plant / sizeof plant[0]); t++) {
+      const int jp = plant[t][0], kp = plant[t][1];
+      const double d = 1000.0 * n * DBL_EPSILON;
+      const double expect = d * sqrt(creal(md[kp])) / (n * DBL_EPSILON);
+      w[(size_t)jp * n + kp] = cplx ? d * I : d;
+      g = gram_orth_worst(n, cplx, md, NULL, w);
+      w[(size_t)jp * n + kp] = 0.0;
+      ck_assert_msg(g.j == jp && g.k == kp && fabs(g.measure - expect) <= 1e-9 * expect,
+                    "gram planted cplx=%d: %.17g at (%d, %d), want %.17g at (%d, %d)", cplx,
+                    g.measure, g.j, g.k, expect, jp, kp);
+    }
     free(md);
     free(w);
   }
