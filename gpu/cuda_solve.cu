@@ -160,13 +160,13 @@ cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartS
 #undef PSCR_PART_SUM
 }
 
-// Real types solve an item's systems two per pass when items are long
-// enough (emax >= 4) for the repeated last system of an odd item to cost
-// little (level 1's items of three systems would solve four), and when
-// pairing keeps enough blocks per SM (State::fuse_pair, part_sum_plan_f).
+// Real types solve an item's systems two per pass when items have two or
+// more (the last pass of an odd emax solves one: level 1's items of three
+// take a pair and a single, k_part_sum), and when pairing keeps enough
+// blocks per SM (State::fuse_pair, part_sum_plan_f).
 template <class T> inline bool part_sum_pair(const State *s, int back, int emax)
 {
-  return part_ysmem<T>() && emax >= 4 && s->fuse_pair[back];
+  return part_ysmem<T>() && emax >= 2 && s->fuse_pair[back];
 }
 
 template <class T, int M>

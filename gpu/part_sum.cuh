@@ -96,7 +96,8 @@ __device__ __forceinline__ void add_rows(const LevelArgs<T> &L, const int *eq, i
 
 // emax: the level's longest item, so that every slot of a thread block runs
 // the same number of passes (barriers); a slot past its item's end repeats
-// its last system and adds nothing. PAIRED: two systems per pass.
+// its last system and adds nothing. PAIRED: two systems per pass (one in
+// the last pass of an odd emax).
 template <class T, int M, int NT, bool PAIRED, int SUMS, class F>
 __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
     k_part_sum(LevelArgs<T> L, F C, int nl, int B, const T *cs, const T *x, const T *g, T *part,
@@ -140,6 +141,12 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
         acc[a * npad + j * P] = T(0);
 
     for (int k = 0; k < emax; k += PAIR) {
+      // The last pass of an odd emax solves one system: no item has a
+      // second one there, and the condition is the same for every slot of
+      // the thread block (barriers). So level 1's items of three solve
+      // three systems paired, not four, and pair (emax >= 2 in
+      // part_sum_pair).
+      const bool two = PAIRED && k + 1 < emax;
       int eq[PAIR];
       bool on[PAIR];
 #pragma unroll
@@ -148,18 +155,21 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
         on[q] = live && e < e1;
         eq[q] = e < e1 ? e : e1 - 1;
       }
-      if (PAIRED && eq[0] != eq[PAIR - 1]) {
+      if (two && eq[0] != eq[PAIR - 1]) {
         stage_pair<T, M>(level_rhs(L, b, eq[0], x, g), level_rhs(L, b, eq[PAIR - 1], x, g), sb,
                          sb + (size_t)P * (M + 1), lp, P, npad, nl);
       } else {
 #pragma unroll
         for (int q = 0; q < PAIR; q++)
-          stage_one<T, M>(level_rhs(L, b, eq[q], x, g), sb + (size_t)q * P * (M + 1), lp, P,
-                          npad, nl);
+          if (q == 0 || two)
+            stage_one<T, M>(level_rhs(L, b, eq[q], x, g), sb + (size_t)q * P * (M + 1), lp, P,
+                            npad, nl);
       }
       __syncthreads();
 #pragma unroll
       for (int q = 0; q < PAIR; q++) {
+        if (q > 0 && !two)
+          break;
         T *buf = sb + (size_t)q * P * (M + 1);
         part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]], part_tab_of<F>(L, eq[q], M), buf,
                                 buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
@@ -173,7 +183,7 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
       // one after the other: bitwise the same sums with half the shared-
       // memory traffic (4095^2 Poisson R32 1.636 -> 1.601 ms, 2047^2 R64
       // 0.848 -> 0.825; bench/results/2026-11-24-h100-pair-sums).
-      if (PAIRED && on[PAIR - 1])
+      if (two && on[PAIR - 1])
         add_rows<T, M, SUMS, PAIR>(L, eq, q0, q1, sb, acc, lp, P, nl);
       else if (on[0])
         add_rows<T, M, SUMS, 1>(L, eq, q0, q1, sb, acc, lp, P, nl);

@@ -736,8 +736,9 @@ END_TEST
    whose kernel fits, items of at least 4 eigenpairs) against =0, 2D, each
    dtype and rows-per-thread choice. The test sizes leave blocks of several
    items (k_reduce_sum adds them), items of odd length (the paired kernel
-   repeats a system and adds it once) and last dimensions that leave padding
-   rows. The sums are added in another grouping, so the solutions agree to
+   solves the last system of the longest alone, and a shorter item's slot
+   repeats a system and adds it once; real types also paired against
+   unpaired) and last dimensions that leave padding rows. The sums are added in another grouping, so the solutions agree to
    rounding, not bitwise; both meet the bound. pscr_info must report the
    fused levels, all of them, and whether the back substitution fuses too
    (complex double at 16 rows: its three sums do not fit the shared memory,
@@ -796,6 +797,23 @@ START_TEST(fused_against_unfused)
            "backward errors %.2e fused, %.2e unfused\n",
            _i, n[0], n[1], dtype_names[o.dtype], rows, i1.level3_fused_levels, rel, b1, b0);
   check_profile(p1, &o, f, u1, bytes);
+
+  /* Real types: the fused kernel paired (PSCR_CUDA_PAIR=1) against
+     unpaired (=0). Level 1's items of three eigenpairs, and odd items
+     elsewhere, end in a pass that solves one system alone (part_sum.cuh);
+     a dropped or doubled last system would be an O(1) difference. */
+  if (o.dtype == PSCR_R64 || o.dtype == PSCR_R32) {
+    void *up[2];
+    for (int m = 0; m < 2; m++) {
+      ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
+      up[m] = solve_paired(&o, rows, m ? "1" : "0", f, bytes);
+      ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+    }
+    double relp, bp0, bp1;
+    check_agree(&o, f, up[0], up[1], "fused paired", _i, &relp, &bp0, &bp1);
+    free(up[0]);
+    free(up[1]);
+  }
 
   check_batch3(p1, &o, 9960u + 3u * (uint64_t)_i, "fused", _i);
   free_ab(p1, p0, f, u1, u0, &o);
