@@ -39,16 +39,16 @@ cudaError_t launch_k_part(const State *s, const F &C, bool pair, int threads, si
   if constexpr (part_ysmem<T>()) {
     if (pair) {
       if (threads <= THREADS)
-        return launch(s->pdl, k_part<T, M, THREADS, true, F>, nb, nt, smem, stream, L, C, nl, B,
-                      cs, x, g, v, P, stage, flag);
-      return launch(s->pdl, k_part<T, M, PART_MAX_P, true, F>, nb, nt, smem, stream, L, C, nl,
+        return launch(pdl_take(s), k_part<T, M, THREADS, true, F>, nb, nt, smem, stream, L, C, nl,
+                      B, cs, x, g, v, P, stage, flag);
+      return launch(pdl_take(s), k_part<T, M, PART_MAX_P, true, F>, nb, nt, smem, stream, L, C, nl,
                     B, cs, x, g, v, P, stage, flag);
     }
   }
   if (threads <= THREADS)
-    return launch(s->pdl, k_part<T, M, THREADS, false, F>, nb, nt, smem, stream, L, C, nl, B,
+    return launch(pdl_take(s), k_part<T, M, THREADS, false, F>, nb, nt, smem, stream, L, C, nl, B,
                   cs, x, g, v, P, stage, flag);
-  return launch(s->pdl, k_part<T, M, PART_MAX_P, false, F>, nb, nt, smem, stream, L, C, nl, B,
+  return launch(pdl_take(s), k_part<T, M, PART_MAX_P, false, F>, nb, nt, smem, stream, L, C, nl, B,
                 cs, x, g, v, P, stage, flag);
 }
 
@@ -148,8 +148,8 @@ cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartS
 {
   const dim3 nb((unsigned)sh.blocks), nt((unsigned)sh.threads);
 #define PSCR_PART_SUM(NT, PAIRED)                                                           \
-  launch(s->pdl, k_part_sum<T, M, NT, PAIRED, SUMS, F>, nb, nt, smem, stream, L, C, nl, B, cs, \
-         x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
+  launch(pdl_take(s), k_part_sum<T, M, NT, PAIRED, SUMS, F>, nb, nt, smem, stream, L, C, nl, B, \
+         cs, x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
   if constexpr (part_ysmem<T>()) {
     if (pair)
       return sh.threads <= THREADS ? PSCR_PART_SUM(THREADS, true)
@@ -389,14 +389,14 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
   if (d == s->ndim - 2) {
     const size_t nsys = (size_t)B * (size_t)L.ne;
     const cudaError_t e =
-        s->rows == 0 ? launch(s->pdl, k_thomas<T>, grid_of(nsys), THREADS, 0, stream, L,
+        s->rows == 0 ? launch(pdl_take(s), k_thomas<T>, grid_of(nsys), THREADS, 0, stream, L,
                            facs_of<T>(s), B, cs, x, g, (T *)D.v, (T *)s->cp, s->flag)
                   : launch_part<T>(s, L, B, cs, x, g, (T *)D.v, nrhs, stream);
     mark(s, PSCR_STAGE_LEVEL3, stream);
     return e;
   }
   const SlabGrid sg = slab_grid(L.S, (size_t)B * (size_t)L.ne);
-  cudaError_t e = launch(s->pdl, k_gather<T>, sg.grid, sg.block, 0, stream, L, B, cs, x, g,
+  cudaError_t e = launch(pdl_take(s), k_gather<T>, sg.grid, sg.block, 0, stream, L, B, cs, x, g,
                          (T *)D.v, (T *)D.shifts);
   mark(s, PSCR_STAGE_GATHER, stream);
   if (e != cudaSuccess)
@@ -438,7 +438,8 @@ cudaError_t level_item_sums(const State *s, int d, const LevelArgs<T> &L, int B,
   const unsigned grid = tiles < ((size_t)1 << 24) ? (unsigned)tiles : 1u << 24;
   const size_t sums = back && L.nds > 3 ? 4 : 3;
   const size_t smem = lanes > 1 ? sums * (size_t)THREADS * sizeof(T) : 0;
-  const cudaError_t e = launch(s->pdl, lanes > 1 ? k_reduce_sum<T, true> : k_reduce_sum<T, false>,
+  const cudaError_t e = launch(pdl_take(s),
+                               lanes > 1 ? k_reduce_sum<T, true> : k_reduce_sum<T, false>,
                                grid, THREADS, smem, stream, L, B, back, lanes,
                                (const T *)s->dim[d].part, (T *)s->dim[d].lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
@@ -453,7 +454,7 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
 {
   const DimState &D = s->dim[d];
   const size_t nit = (size_t)B * (size_t)L.nit * L.S;
-  const cudaError_t e = launch(s->pdl, k_reduce_items<T>, grid_of(nit), THREADS, 0, stream, L,
+  const cudaError_t e = launch(pdl_take(s), k_reduce_items<T>, grid_of(nit), THREADS, 0, stream, L,
                                B, v, vs, vt, back, (T *)D.part, (T *)D.lr, x);
   mark(s, PSCR_STAGE_SUMS, stream);
   if (e != cudaSuccess || L.direct)
@@ -544,7 +545,7 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
       return e;
     if (L.nj > 0) {
       const SlabGrid gc = couple_grid(s, L.S, (size_t)B * (size_t)L.nj);
-      e = launch(s->pdl, s1 ? k_couple_fwd<T, true> : k_couple_fwd<T, false>, gc.grid,
+      e = launch(pdl_take(s), s1 ? k_couple_fwd<T, true> : k_couple_fwd<T, false>, gc.grid,
                  gc.block, 0, stream, L, F, B, cs, (const T *)D.lr, src, x);
       mark(s, PSCR_STAGE_COUPLING, stream);
       if (e != cudaSuccess)
@@ -559,8 +560,8 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
     if (L.nb == 0)
       continue;
     const SlabGrid gb = couple_grid(s, L.S, (size_t)B * (size_t)L.nb);
-    e = launch(s->pdl, s1 ? k_couple_back<T, true> : k_couple_back<T, false>, gb.grid, gb.block,
-               0, stream, L, F, B, cs, x, src, (T *)D.lr);
+    e = launch(pdl_take(s), s1 ? k_couple_back<T, true> : k_couple_back<T, false>, gb.grid,
+               gb.block, 0, stream, L, F, B, cs, x, src, (T *)D.lr);
     mark(s, PSCR_STAGE_COUPLING, stream);
     if (e != cudaSuccess)
       return e;
@@ -665,8 +666,8 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
   unsigned grid = grid_of(count);
   if (grid > 4u * (unsigned)s->sms)
     grid = 4u * (unsigned)s->sms;
-  e = launch(s->pdl, k_nan_if_flag<W>, grid, THREADS, 0, cs, (const int *)s->flag, (W *)u, count,
-             nb, ldu * words);
+  e = launch(pdl_take(s), k_nan_if_flag<W>, grid, THREADS, 0, cs, (const int *)s->flag, (W *)u,
+             count, nb, ldu * words);
   mark(s, PSCR_STAGE_OTHER, cs);
   return e;
 }
@@ -691,6 +692,7 @@ pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u
 {
   pscr_status st = PSCR_SUCCESS;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  s->pdl_armed = 0; // the first kernel waits for all the caller's work (pdl_take)
   pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs); // profiling: the start
   {
     cudaError_t e;

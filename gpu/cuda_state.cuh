@@ -88,6 +88,7 @@ struct State {
   int sms;             // multiprocessors of the device
   int sm_threads;      // resident threads per multiprocessor (2048 on H100, 1536 on some)
   int pdl;             // kernels may start early (launch.cuh; pdl_supported)
+  mutable int pdl_armed; // 0 until a solve's first kernel is launched (pdl_take)
   int nthreads;        // host threads for the staging copies
   void *pin[2];        // pinned staging buffers, STAGE_CHUNK bytes each (host solves)
   cudaEvent_t pin_done[2]; // the last transfer from/to pin[i] finished
@@ -102,6 +103,19 @@ struct State {
   int nmem;
   size_t bytes;
 };
+
+// Whether the next kernel of a solve may start early (launch.cuh): never the
+// first one of a solve_on_stream call (pdl_armed cleared there). The stream
+// work before it is the caller's (copies, memsets, event waits, other
+// libraries' kernels), which pdl_gate does not wait for unless it is a grid
+// of its own; without the attribute the first kernel is ordered after all
+// of it. Every later kernel follows one of ours.
+inline bool pdl_take(const State *s)
+{
+  const bool early = s->pdl && s->pdl_armed;
+  s->pdl_armed = 1;
+  return early;
+}
 
 // Profiling mode: record that the launch just enqueued belongs to `kind`.
 inline void mark(const State *s, int kind, cudaStream_t stream)

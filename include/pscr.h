@@ -431,7 +431,9 @@ typedef struct pscr_info {
    * 1 when the CUDA solve launches its kernels early (programmatic
    * dependent launch, compute capability 9.0 and later): each kernel's
    * blocks are scheduled while the previous kernel's last blocks run, and
-   * wait on the device until it has finished. The same numbers, bitwise;
+   * wait on the device until it has finished. The solve's first kernel is
+   * never launched early: it follows the caller's earlier work on the
+   * stream in plain stream order. The same numbers, bitwise;
    * less time between kernels. PSCR_CUDA_PDL=0 in the environment at plan
    * time turns it off. 0 on the CPU backend.
    */
