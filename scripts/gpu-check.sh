@@ -14,7 +14,11 @@ mkdir -p "$out"
 if [ -n "${CHECK_DEBS:-}" ]; then
   P=$(mktemp -d)
   for f in "$CHECK_DEBS"/*.deb; do dpkg -x "$f" "$P"; done
-  export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig PKG_CONFIG_SYSROOT_DIR=$P
+  # Point the unpacked .pc files at $P. (PKG_CONFIG_SYSROOT_DIR=$P would
+  # also prefix the system LAPACKE's include path, which CMake then
+  # rejects as missing: seen on the H100 machine, 2026-11-25.)
+  sed -i "s#^prefix=.*#prefix=$P/usr#" "$P"/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc
+  export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
   export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu
 fi
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; nvcc --version | tail -2; } > "$out/device.txt" 2>&1
