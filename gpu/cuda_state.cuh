@@ -107,9 +107,12 @@ struct State {
 // Whether the next kernel of a solve may start early (launch.cuh): never the
 // first one of a solve_on_stream call (pdl_armed cleared there). The stream
 // work before it is the caller's (copies, memsets, event waits, other
-// libraries' kernels), which pdl_gate does not wait for unless it is a grid
-// of its own; without the attribute the first kernel is ordered after all
-// of it. Every later kernel follows one of ours.
+// libraries' kernels); how an early launch orders against a predecessor that
+// is not one of our grids is the driver's business, and a device solve into
+// memory just memset on the same stream once came out wrong while another
+// process shared the GPU (bench/results/2026-11-25-h100-first-launch).
+// Without the attribute the first kernel is in plain stream order after all
+// of it. Every later kernel follows one of ours, and its pdl_gate waits for it.
 inline bool pdl_take(const State *s)
 {
   const bool early = s->pdl && s->pdl_armed;
