@@ -340,12 +340,15 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     }
     PSCR_CUDA_GOTO(st, fail,
                    pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0, v->device));
+    PSCR_CUDA_GOTO(st, fail, pscr_cuda::part_resident(s));
     // The weighted sums inside level 3 (part_sum.cuh) for 2D plans, on the
     // levels pscr_cuda_fused_eigs picks. PSCR_CUDA_FUSE=0 in the
     // environment: never; =1: every level whose kernel fits (tests compare
     // both). 3D plans solve the last dimension in batches of the outer
-    // subproblems, whose count varies by outer level, so their item lengths
-    // could not follow one rule per level; they keep the separate pass.
+    // subproblems, whose count varies by outer level, and keep the separate
+    // pass: with items sized per outer level the fused kernel was slower
+    // there (H100 255^3 Poisson, 8 rows: double 16.2 -> 18.9 ms, float
+    // 10.06 -> 10.30; bench/results/2026-11-25-h100-3d-fused-sums).
     const char *fe = getenv("PSCR_CUDA_FUSE");
     const bool never = fe && strcmp(fe, "0") == 0, always = fe && strcmp(fe, "1") == 0;
     s->fuse_min = always ? 0 : PSCR_CUDA_FUSE_MIN_EIGS;

@@ -69,14 +69,20 @@ template <class Go> cudaError_t with_rows(int rows, Go &&go)
 }
 
 // The launch shape of k_part and k_part_sum for `units` work units (slots'
-// worth of work) of M rows per thread: blocks (a persistent grid when the
-// factors are staged) and the shared memory of the slots' buffers.
+// worth of work) of M rows per thread: blocks and the shared memory of the
+// slots' buffers. When the factors are staged the grid is persistent: one
+// wave, `resident` blocks per SM (State::part_res, sum_res; 8 where
+// unknown). A fixed 8 per SM left a partial last wave wherever fewer were
+// resident: 3D 255^3 float holds 3 blocks of k_part per SM, and its 1056
+// blocks ran as 2.67 waves in the time of 3 (H100: 10.34 -> 10.06 ms;
+// bench/results/2026-11-25-h100-3d-fused-sums).
 struct PartShape {
   int P, threads, stage;
   size_t blocks, smem;
 };
 
-template <class T, int M> PartShape part_shape(const State *s, size_t units, int per_thread)
+template <class T, int M>
+PartShape part_shape(const State *s, size_t units, int per_thread, int resident = 0)
 {
   PartShape sh;
   sh.P = s->part_p;
@@ -85,7 +91,8 @@ template <class T, int M> PartShape part_shape(const State *s, size_t units, int
   // Factors staged in shared memory when small; then a persistent grid.
   sh.stage = part_stages(sh.P, M, sizeof(T));
   sh.blocks = (units + (size_t)spb - 1) / (size_t)spb;
-  const size_t cap = sh.stage ? (size_t)s->sms * 8 : (size_t)1 << 20;
+  const size_t cap =
+      sh.stage ? (size_t)s->sms * (size_t)(resident > 0 ? resident : 8) : (size_t)1 << 20;
   if (sh.blocks > cap)
     sh.blocks = cap;
   if (sh.blocks < 1)
@@ -132,7 +139,8 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   const int nl = s->n[s->ndim - 1];
   return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
     using F = std::decay_t<decltype(C)>;
-    const PartShape sh = part_shape<T, M>(s, units, part_smem_per_thread<T, M, F>(pair));
+    const PartShape sh =
+        part_shape<T, M>(s, units, part_smem_per_thread<T, M, F>(pair), s->part_res[pair]);
     return launch_k_part<T, M>(s, C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
                                g, v, sh.P, sh.stage, s->flag, stream);
   });
@@ -183,7 +191,8 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
     auto go = [&](auto sums) {
       constexpr int SUMS = decltype(sums)::value;
       const PartShape sh =
-          part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, SUMS>(pair));
+          part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, SUMS>(pair),
+                           s->sum_res[pair][SUMS - 2]);
       return launch_k_part_sum<T, M, SUMS, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                               (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
     };
@@ -304,6 +313,67 @@ cudaError_t part_sum_per_sm(const State *s, bool pair, size_t staging, int *per_
                     per_sm, k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>, ts, bytes)
               : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
                     per_sm, k_part_sum<T, M, PART_MAX_P, false, SUMS, F>, ts, bytes);
+}
+
+// Blocks per SM of the kernel k (threads ts, dynamic shared memory bytes)
+// into *r.
+template <class K> cudaError_t resident_of(K k, int ts, size_t bytes, int *r)
+{
+  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(r, k, ts, bytes);
+}
+
+// The persistent grids of plans whose level-3 factors are staged (then
+// always PartFacs, part_toep_used): resident blocks per SM of k_part
+// (State::part_res, unpaired [0] and paired [1]) and of k_part_sum
+// (sum_res[pair][sums - 2]), at setup. Zero where not staged or not
+// instantiated.
+template <class T, int M> cudaError_t part_resident_m(State *s)
+{
+  using F = PartFacs<T>;
+  const int P = s->part_p;
+  if (!part_stages(P, M, sizeof(T)))
+    return cudaSuccess;
+  const size_t staging = part_staging_bytes<T, M, F>(P);
+  cudaError_t e = cudaSuccess;
+  for (int pair = 0; pair < 2 && e == cudaSuccess; pair++) {
+    if (pair && !part_ysmem<T>())
+      break;
+    const PartShape sh = part_shape<T, M>(s, 1, part_smem_per_thread<T, M, F>(pair != 0));
+    const int ts = sh.threads;
+    const bool small = ts <= THREADS;
+    constexpr bool YS = part_ysmem<T>();
+    int *r = &s->part_res[pair];
+    e = pair ? resident_of(small ? k_part<T, M, THREADS, YS, F> : k_part<T, M, PART_MAX_P, YS, F>,
+                           ts, sh.smem + staging, r)
+             : resident_of(small ? k_part<T, M, THREADS, false, F>
+                                 : k_part<T, M, PART_MAX_P, false, F>,
+                           ts, sh.smem + staging, r);
+    auto sums = [&](auto c) {
+      constexpr int SUMS = decltype(c)::value;
+      const PartShape q =
+          part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M, F, SUMS>(pair != 0));
+      int *rs = &s->sum_res[pair][SUMS - 2];
+      return pair ? resident_of(small ? k_part_sum<T, M, THREADS, YS, SUMS, F>
+                                      : k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>,
+                                ts, q.smem + staging, rs)
+                  : resident_of(small ? k_part_sum<T, M, THREADS, false, SUMS, F>
+                                      : k_part_sum<T, M, PART_MAX_P, false, SUMS, F>,
+                                ts, q.smem + staging, rs);
+    };
+    if (e == cudaSuccess)
+      e = sums(std::integral_constant<int, 2>());
+    if (e == cudaSuccess)
+      e = sums(std::integral_constant<int, 3>());
+    if constexpr (part_sum_four<T>())
+      if (e == cudaSuccess)
+        e = sums(std::integral_constant<int, 4>());
+  }
+  return e;
+}
+
+template <class T> cudaError_t part_resident_t(State *s)
+{
+  return with_rows(s->rows, [&](auto m) { return part_resident_m<T, decltype(m)::value>(s); });
 }
 
 // The fused kernels' launch plan, at setup (before the factors are
@@ -631,6 +701,13 @@ pscr_status probe_pivots(State *s)
   s->pivots_bad = bad != 0;
 out:
   return st;
+}
+
+cudaError_t part_resident(State *s)
+{
+  if (s->single)
+    return s->cplx ? part_resident_t<cf>(s) : part_resident_t<float>(s);
+  return s->cplx ? part_resident_t<zc>(s) : part_resident_t<double>(s);
 }
 
 cudaError_t part_sum_plan(State *s, bool always)

@@ -85,6 +85,8 @@ struct State {
   int fuse_pair[2];    // k_part_sum pairs systems: forward [0], back [1] (part_sum_plan)
   int fuse_back;       // the back substitution's fused levels fuse too (else forward only)
   int fuse_back4;      // so does a back level with four sums (merged top level, real types)
+  int part_res[2];     // staged factors: k_part blocks per SM, unpaired [0] / paired [1]
+  int sum_res[2][3];   // and k_part_sum's, [pair][sums - 2] (part_resident; 0: unknown)
   int sms;             // multiprocessors of the device
   int sm_threads;      // resident threads per multiprocessor (2048 on H100, 1536 on some)
   int pdl;             // kernels may start early (launch.cuh; pdl_supported)
@@ -199,11 +201,13 @@ int choose_rows(int requested, int n, int ndim, bool single);
 
 // cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
 // be set in the translation unit that launches them), the launch plan of
-// the fused level-3 kernel (fuse_slots, fuse_pair), and the whole solve of
+// the fused level-3 kernel (fuse_slots, fuse_pair), the persistent grids'
+// blocks per SM (part_res, sum_res), and the whole solve of
 // nb right-hand sides on a stream.
 cudaError_t part_attributes(bool cplx, bool single, int device);
 cudaError_t pdl_supported(int device, int *yes);
 cudaError_t part_sum_plan(State *s, bool always);
+cudaError_t part_resident(State *s);
 pscr_status probe_pivots(State *s);
 pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u, size_t ldu,
                             cudaStream_t cs);

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# 3D fused sums (item variants per outer level) + one-wave persistent grids:
+# HEAD (old.tar) against the work tree, and the work tree with
+# PSCR_CUDA_FUSE=0 (3D unfused, same build).
+set -u
+mkdir -p $OUT
+T0=$(date +%s)
+P=$(mktemp -d); for f in .carry/*.deb; do dpkg -x $f $P; done
+sed -i "s#^prefix=.*#prefix=$P/usr#" $P/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc
+export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu
+mkdir -p /tmp/old && tar -xf .carry/old.tar -C /tmp/old
+F="-DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=90 -DPSCR_BUILD_EXAMPLES=OFF"
+( cmake -S /tmp/old -B /tmp/bo $F -DPSCR_BUILD_BENCH=OFF -DPSCR_BUILD_TESTS=OFF > /tmp/bo.log 2>&1 && cmake --build /tmp/bo -j7 --target pscr >> /tmp/bo.log 2>&1 || echo "old build failed" ) &
+cmake -S . -B /tmp/bd $F -DPSCR_BUILD_BENCH=ON -DPSCR_WERROR=ON > /tmp/bd.log 2>&1 && cmake --build /tmp/bd -j9 --target pscr test_cuda pscr-precision >> /tmp/bd.log 2>&1 || { tail -30 /tmp/bd.log; exit 1; }
+wait
+echo "builds done $(( $(date +%s) - T0 )) s"
+for b in bo bd; do
+  gcc -O2 -o /tmp/p3-$b .carry/p3time.c -Iinclude -I/tmp/$b/include -I/usr/local/cuda/include -L/tmp/$b -lpscr -L/usr/local/cuda/lib64 -lcudart -Wl,-rpath,/tmp/$b
+done
+nvidia-smi --query-gpu=name,driver_version --format=csv > $OUT/device.txt; date -u >> $OUT/device.txt
+(cd /tmp/bd && timeout 150 ./tests/test_cuda > $OUT/test_cuda.txt 2>&1; echo "test_cuda rc=$? at $(( $(date +%s) - T0 )) s"; grep -E "Checks|:F:|:E:" $OUT/test_cuda.txt | head)
+for r in 1 2 3; do
+  for c in "3 255" "3 127" "2 4095" "2 1023"; do
+    echo -n "old    "; /tmp/p3-bo $c | tr '\n' ' '; echo
+    echo -n "new    "; /tmp/p3-bd $c | tr '\n' ' '; echo
+    echo -n "fuse=0 "; PSCR_CUDA_FUSE=0 /tmp/p3-bd $c | tr '\n' ' '; echo
+  done
+done 2>&1 | tee $OUT/timing-ab.txt | grep -c poisson
+echo "timing done $(( $(date +%s) - T0 )) s"
+timeout 60 /tmp/bd/bench/pscr-precision --max-n2 1 --max-n3 255 --profile --repeat 10 > $OUT/precision3d.txt 2>&1
+echo "precision rc=$? at $(( $(date +%s) - T0 )) s"
+{
+  for tool in memcheck racecheck synccheck; do
+    echo "== $tool, 3D 31^3 PSCR_CUDA_FUSE=1"; PSCR_CUDA_FUSE=1 timeout 60 compute-sanitizer --tool $tool /tmp/p3-bd 3 31 once 2>&1 | tail -3
+  done
+  echo "== memcheck, 3D 63^3 default"; timeout 60 compute-sanitizer --tool memcheck /tmp/p3-bd 3 63 once 2>&1 | tail -3
+} > $OUT/sanitizer.txt 2>&1
+echo "sanitizer done $(( $(date +%s) - T0 )) s"
+for t in 32 64; do
+  [ $(( $(date +%s) - T0 )) -gt 540 ] && break
+  P3_ONLY=$t ncu --csv --metrics gpu__time_duration.sum /tmp/p3-bd 3 255 once > /tmp/k$t.csv 2>/dev/null
+  python3 .carry/ksum.py /tmp/k$t.csv > $OUT/kernels-$t.txt
+done
+echo "all done $(( $(date +%s) - T0 )) s"
