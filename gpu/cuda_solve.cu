@@ -295,31 +295,31 @@ cudaError_t launch_part_sum(const State *s, const LevelArgs<T> &L, int B, int ba
   });
 }
 
-// Blocks of k_part_sum (SUMS sums: the direction; paired or not, factors F)
-// that one SM holds; staging: F's shared memory on top of the slots'.
+// Blocks of k_part (SUMS 0) or k_part_sum (SUMS sums: the direction),
+// paired or not, with factors F, that one SM holds; staging: F's shared
+// memory on top of the slots'.
 template <class T, int M, int SUMS, class F>
-cudaError_t part_sum_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
+cudaError_t part_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
 {
-  const PartShape sh = part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M, F, SUMS>(pair));
-  const int ts = sh.threads;
-  const size_t bytes = sh.smem + staging;
+  int spt = part_smem_per_thread<T, M, F>(pair);
+  if constexpr (SUMS > 0)
+    spt = part_sum_smem_per_thread<T, M, F, SUMS>(pair);
+  const PartShape sh = part_shape<T, M>(s, 1, spt);
+  const bool small = sh.threads <= THREADS;
   constexpr bool YS = part_ysmem<T>();
-  if (ts <= THREADS)
-    return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      per_sm, k_part_sum<T, M, THREADS, YS, SUMS, F>, ts, bytes)
-                : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                      per_sm, k_part_sum<T, M, THREADS, false, SUMS, F>, ts, bytes);
-  return pair ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    per_sm, k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>, ts, bytes)
-              : cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-                    per_sm, k_part_sum<T, M, PART_MAX_P, false, SUMS, F>, ts, bytes);
-}
-
-// Blocks per SM of the kernel k (threads ts, dynamic shared memory bytes)
-// into *r.
-template <class K> cudaError_t resident_of(K k, int ts, size_t bytes, int *r)
-{
-  return cudaOccupancyMaxActiveBlocksPerMultiprocessor(r, k, ts, bytes);
+  auto occ = [&](auto kernel) {
+    return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, sh.threads,
+                                                         sh.smem + staging);
+  };
+  if constexpr (SUMS == 0)
+    return pair ? occ(small ? k_part<T, M, THREADS, YS, F> : k_part<T, M, PART_MAX_P, YS, F>)
+                : occ(small ? k_part<T, M, THREADS, false, F>
+                            : k_part<T, M, PART_MAX_P, false, F>);
+  else
+    return pair ? occ(small ? k_part_sum<T, M, THREADS, YS, SUMS, F>
+                            : k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>)
+                : occ(small ? k_part_sum<T, M, THREADS, false, SUMS, F>
+                            : k_part_sum<T, M, PART_MAX_P, false, SUMS, F>);
 }
 
 // The persistent grids of plans whose level-3 factors are staged (then
@@ -330,43 +330,21 @@ template <class K> cudaError_t resident_of(K k, int ts, size_t bytes, int *r)
 template <class T, int M> cudaError_t part_resident_m(State *s)
 {
   using F = PartFacs<T>;
-  const int P = s->part_p;
-  if (!part_stages(P, M, sizeof(T)))
+  if (!part_stages(s->part_p, M, sizeof(T)))
     return cudaSuccess;
-  const size_t staging = part_staging_bytes<T, M, F>(P);
+  const size_t staging = part_staging_bytes<T, M, F>(s->part_p);
+  const int pairs = part_ysmem<T>() ? 2 : 1;
   cudaError_t e = cudaSuccess;
-  for (int pair = 0; pair < 2 && e == cudaSuccess; pair++) {
-    if (pair && !part_ysmem<T>())
-      break;
-    const PartShape sh = part_shape<T, M>(s, 1, part_smem_per_thread<T, M, F>(pair != 0));
-    const int ts = sh.threads;
-    const bool small = ts <= THREADS;
-    constexpr bool YS = part_ysmem<T>();
-    int *r = &s->part_res[pair];
-    e = pair ? resident_of(small ? k_part<T, M, THREADS, YS, F> : k_part<T, M, PART_MAX_P, YS, F>,
-                           ts, sh.smem + staging, r)
-             : resident_of(small ? k_part<T, M, THREADS, false, F>
-                                 : k_part<T, M, PART_MAX_P, false, F>,
-                           ts, sh.smem + staging, r);
-    auto sums = [&](auto c) {
-      constexpr int SUMS = decltype(c)::value;
-      const PartShape q =
-          part_shape<T, M>(s, 1, part_sum_smem_per_thread<T, M, F, SUMS>(pair != 0));
-      int *rs = &s->sum_res[pair][SUMS - 2];
-      return pair ? resident_of(small ? k_part_sum<T, M, THREADS, YS, SUMS, F>
-                                      : k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>,
-                                ts, q.smem + staging, rs)
-                  : resident_of(small ? k_part_sum<T, M, THREADS, false, SUMS, F>
-                                      : k_part_sum<T, M, PART_MAX_P, false, SUMS, F>,
-                                ts, q.smem + staging, rs);
-    };
+  for (int pair = 0; pair < pairs && e == cudaSuccess; pair++) {
+    int *r = s->sum_res[pair];
+    e = part_per_sm<T, M, 0, F>(s, pair != 0, staging, &s->part_res[pair]);
     if (e == cudaSuccess)
-      e = sums(std::integral_constant<int, 2>());
+      e = part_per_sm<T, M, 2, F>(s, pair != 0, staging, &r[0]);
     if (e == cudaSuccess)
-      e = sums(std::integral_constant<int, 3>());
+      e = part_per_sm<T, M, 3, F>(s, pair != 0, staging, &r[1]);
     if constexpr (part_sum_four<T>())
       if (e == cudaSuccess)
-        e = sums(std::integral_constant<int, 4>());
+        e = part_per_sm<T, M, 4, F>(s, pair != 0, staging, &r[2]);
   }
   return e;
 }
@@ -401,13 +379,13 @@ template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool al
 {
   const size_t staging = part_staging_bytes<T, M, F>(s->part_p);
   int fwd[2] = {0, 0}, back[2] = {0, 0};
-  cudaError_t e = part_sum_per_sm<T, M, 2, F>(s, false, staging, &fwd[0]);
+  cudaError_t e = part_per_sm<T, M, 2, F>(s, false, staging, &fwd[0]);
   if (e == cudaSuccess)
-    e = part_sum_per_sm<T, M, 3, F>(s, false, staging, &back[0]);
+    e = part_per_sm<T, M, 3, F>(s, false, staging, &back[0]);
   if (part_ysmem<T>() && e == cudaSuccess)
-    e = part_sum_per_sm<T, M, 2, F>(s, true, staging, &fwd[1]);
+    e = part_per_sm<T, M, 2, F>(s, true, staging, &fwd[1]);
   if (part_ysmem<T>() && e == cudaSuccess)
-    e = part_sum_per_sm<T, M, 3, F>(s, true, staging, &back[1]);
+    e = part_per_sm<T, M, 3, F>(s, true, staging, &back[1]);
   if (e != cudaSuccess)
     return e;
   const int mode = s->pair_mode, threads = part_block_threads(s->part_p);
@@ -428,7 +406,7 @@ template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool al
   if constexpr (part_sum_four<T>())
     if (s->fuse_back) {
       int b4 = 0;
-      if ((e = part_sum_per_sm<T, M, 4, F>(s, s->fuse_pair[1] != 0, staging, &b4)) != cudaSuccess)
+      if ((e = part_per_sm<T, M, 4, F>(s, s->fuse_pair[1] != 0, staging, &b4)) != cudaSuccess)
         return e;
       s->fuse_back4 = worth(b4);
     }
