@@ -738,8 +738,9 @@ END_TEST
    items (k_reduce_sum adds them), items of odd length (the paired kernel
    solves the last system of the longest alone, and a shorter item's slot
    repeats a system and adds it once; real types also paired against
-   unpaired) and last dimensions that leave padding rows. The sums are added in another grouping, so the solutions agree to
-   rounding, not bitwise; both meet the bound. pscr_info must report the
+   unpaired) and last dimensions that leave padding rows. The sums are
+   added in another grouping, so the solutions agree to rounding, not
+   bitwise; both meet the bound. pscr_info must report the
    fused levels, all of them, and whether the back substitution fuses too
    (complex double at 16 rows: its three sums do not fit the shared memory,
    the forward reduction's two do), the profiled solve must make exactly
