@@ -427,6 +427,18 @@ template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
                    [&](auto m) { return part_sum_plan_m<T, decltype(m)::value>(s, always); });
 }
 
+// Launch shape of k_couple_fwd / k_couple_back and k_gather over `rows`
+// slabs of S entries: COUPLE_PER entries per thread where the grid still
+// has 16 blocks per SM with it, else one. H100 4095^2 Poisson (only level 1 takes
+// 4): R32 1.557 -> 1.534 ms, R64 2.829 -> 2.802; 4 everywhere slowed the
+// smaller sizes (1023^2 R32 0.272 -> 0.287 ms), whose grids then had 2-8
+// blocks per SM (bench/results/2026-11-24-h100-couple-rows).
+inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
+{
+  const SlabGrid g = slab_grid(S, rows, COUPLE_PER);
+  return (size_t)g.grid.x * g.grid.y >= 16 * (size_t)s->sms ? g : slab_grid(S, rows);
+}
+
 // The subproblems of one level: solutions into dim[d].v (Thomas layout at the
 // last-but-one dimension, slabs otherwise). g: NULL forward, gL|gR back.
 template <class T>
@@ -443,7 +455,7 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
     mark(s, PSCR_STAGE_LEVEL3, stream);
     return e;
   }
-  const SlabGrid sg = slab_grid(L.S, (size_t)B * (size_t)L.ne);
+  const SlabGrid sg = couple_grid(s, L.S, (size_t)B * (size_t)L.ne);
   cudaError_t e = launch(pdl_take(s), k_gather<T>, sg.grid, sg.block, 0, stream, L, B, cs, x, g,
                          (T *)D.v, (T *)D.shifts);
   mark(s, PSCR_STAGE_GATHER, stream);
@@ -508,18 +520,6 @@ cudaError_t level_reduce(const State *s, int d, const LevelArgs<T> &L, int B, in
   if (e != cudaSuccess || L.direct)
     return e;
   return level_item_sums<T>(s, d, L, B, back, x, nrhs, stream);
-}
-
-// Launch shape of k_couple_fwd / k_couple_back over `rows` slabs of S
-// entries: COUPLE_PER entries per thread where the grid still has 16
-// blocks per SM with it, else one. H100 4095^2 Poisson (only level 1 takes
-// 4): R32 1.557 -> 1.534 ms, R64 2.829 -> 2.802; 4 everywhere slowed the
-// smaller sizes (1023^2 R32 0.272 -> 0.287 ms), whose grids then had 2-8
-// blocks per SM (bench/results/2026-11-24-h100-couple-rows).
-inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
-{
-  const SlabGrid g = slab_grid(S, rows, COUPLE_PER);
-  return (size_t)g.grid.x * g.grid.y >= 16 * (size_t)s->sms ? g : slab_grid(S, rows);
 }
 
 // Level 3 and the weighted sums of level i in one pass (k_part_sum), then
