@@ -292,6 +292,14 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     const char *pe = getenv("PSCR_CUDA_PAIR");
     s->pair_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
   }
+  // PSCR_CUDA_COUPLE_PER=0 or 1: the coupling and gather kernels take one
+  // entry per thread, or COUPLE_PER wherever the slabs are long enough
+  // (tests compare both bitwise: the rule takes several only on grids too
+  // large for a test); else couple_grid's rule.
+  {
+    const char *pe = getenv("PSCR_CUDA_COUPLE_PER");
+    s->couple_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
+  }
   s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim, v->single != 0);
   s->rows_chosen = s->rows;
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;

@@ -429,12 +429,15 @@ template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
 
 // Launch shape of k_couple_fwd / k_couple_back and k_gather over `rows`
 // slabs of S entries: COUPLE_PER entries per thread where the grid still
-// has 16 blocks per SM with it, else one. H100 4095^2 Poisson (only level 1 takes
-// 4): R32 1.557 -> 1.534 ms, R64 2.829 -> 2.802; 4 everywhere slowed the
-// smaller sizes (1023^2 R32 0.272 -> 0.287 ms), whose grids then had 2-8
-// blocks per SM (bench/results/2026-11-24-h100-couple-rows).
+// has 16 blocks per SM with it, else one (State::couple_mode forces
+// either). H100 4095^2 Poisson (only level 1 takes 4): R32 1.557 -> 1.534
+// ms, R64 2.829 -> 2.802; 4 everywhere slowed the smaller sizes (1023^2
+// R32 0.272 -> 0.287 ms), whose grids then had 2-8 blocks per SM
+// (bench/results/2026-11-24-h100-couple-rows).
 inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
 {
+  if (s->couple_mode >= 0)
+    return s->couple_mode ? slab_grid(S, rows, COUPLE_PER) : slab_grid(S, rows);
   const SlabGrid g = slab_grid(S, rows, COUPLE_PER);
   return (size_t)g.grid.x * g.grid.y >= 16 * (size_t)s->sms ? g : slab_grid(S, rows);
 }

@@ -78,6 +78,8 @@ struct State {
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
   int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
+  int couple_mode;     // PSCR_CUDA_COUPLE_PER: -1 couple_grid's rule, 0 one entry per
+                       // thread, 1 COUPLE_PER entries wherever the slabs have them
   int fuse_slots;      // 2D: slots of k_part_sum on the device (the back kernel's when
                        // fuse_back, else the forward one's), 0: sums unfused
                        // (PSCR_CUDA_FUSE=0 in the environment, or 3D, or no k_part)

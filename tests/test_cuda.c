@@ -14,6 +14,8 @@
  * (PSCR_CUDA_PAIR) against the unpaired one, its Toeplitz factors
  * (uniform meshes, PSCR_CUDA_TOEPLITZ) bitwise equal to the factor table,
  * and its fused weighted sums (PSCR_CUDA_FUSE) against the separate pass;
+ * the coupling and gather kernels with several entries per thread
+ * (PSCR_CUDA_COUPLE_PER) bitwise equal to one entry;
  * the merged top level of n = 4^j against the plain levels (PSCR_MERGE_TOP).
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
@@ -723,6 +725,61 @@ START_TEST(paired_against_unpaired)
   pscr_plan *plan = make_batch_plan(&o, 3, rows);
   ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
   check_batch3(plan, &o, 9760u + 3u * (uint64_t)_i, "paired", _i);
+  pscr_plan_destroy(plan);
+  free(f);
+  free(u0);
+  free(u1);
+  op_free(&o);
+}
+END_TEST
+
+/* The coupling and gather kernels with COUPLE_PER entries per thread
+   against one (PSCR_CUDA_COUPLE_PER=1 against =0). The automatic rule
+   takes several only on grids of 16 blocks per SM and more (2D 4095^2,
+   3D 255^3), beyond a test's sizes, so this is where that path is checked.
+   Slabs longer than a thread block (2D rows of 300 and 1000 entries; 3D
+   dimension-0 slabs of 715 and 800 entries for k_gather) give each thread
+   several entries; the entries are formed by the same operations, so the
+   solutions agree bitwise. Every dtype; a batch of 3 bitwise equal to its
+   single solves. */
+static const int couple_sizes[][3] = {{9, 1000, 0}, {40, 300, 0}, {6, 11, 65}, {5, 20, 40}};
+#define N_COUPLE_SIZES ((int)(sizeof couple_sizes / sizeof couple_sizes[0]))
+
+static void *solve_couple_per(const op *o, const char *mode, const void *f, size_t bytes)
+{
+  ck_assert_int_eq(setenv("PSCR_CUDA_COUPLE_PER", mode, 1), 0);
+  pscr_plan *plan = make_plan(o, PSCR_BACKEND_CUDA);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_COUPLE_PER"), 0);
+  void *u = malloc(bytes);
+  ck_assert_ptr_nonnull(u);
+  pscr_status st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_SUCCESS, "couple per %s: %s (%s)", mode, pscr_status_string(st),
+                pscr_last_error());
+  pscr_plan_destroy(plan);
+  return u;
+}
+
+START_TEST(couple_per_against_one)
+{
+  const int dt = _i % 4, *sz = couple_sizes[_i / 4];
+  const int ndim = sz[2] ? 3 : 2;
+  op o;
+  make_op(&o, dt >= 2 ? RANDOM_COMPLEX : RANDOM_SPD, ndim, sz, 9600u + (uint64_t)_i);
+  if (dt % 2)
+    op_to_single(&o);
+  const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9650u + (uint64_t)_i);
+  void *u0 = solve_couple_per(&o, "0", f, bytes), *u1 = solve_couple_per(&o, "1", f, bytes);
+  ck_assert_msg(memcmp(u0, u1, bytes) == 0,
+                "case %d (%dD %d x %d x %d %s): COUPLE_PER entries per thread differ from one",
+                _i, ndim, sz[0], sz[1], sz[2] ? sz[2] : 1, dtype_names[o.dtype]);
+  const double b = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u1, f);
+  ck_assert_msg(b <= case_bound(&o), "case %d: backward error %.3e", _i, b);
+
+  ck_assert_int_eq(setenv("PSCR_CUDA_COUPLE_PER", "1", 1), 0);
+  pscr_plan *plan = make_batch_plan(&o, 3, 0 /* the default rows */);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_COUPLE_PER"), 0);
+  check_batch3(plan, &o, 9660u + 3u * (uint64_t)_i, "couple per", _i);
   pscr_plan_destroy(plan);
   free(f);
   free(u0);
@@ -1637,6 +1694,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, pivot_table_against_none, 0, 8 * N_PIVTAB_SIZES);
   tcase_add_loop_test(tc, pivot_table_not_used, 0, 4);
   tcase_add_loop_test(tc, fused_against_unfused, 0, N_FUSE_SIZES * 4 * N_FUSE_ROWS);
+  tcase_add_loop_test(tc, couple_per_against_one, 0, N_COUPLE_SIZES * 4);
   tcase_add_loop_test(tc, merged_top_against_plain, 0, N_MERGE_SIZES * 16);
   tcase_add_loop_test(tc, early_launch_against_serial, 0, 8);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
