@@ -245,15 +245,20 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
 // steps in float cost less accuracy (2D Helmholtz 1023^2, C32: backward error
 // 7.2e-5 with 16 rows, 1.2e-3 with 8) and no time (0.400 against 0.412 ms;
 // R32 Poisson 1023^2 0.283 against 0.318 ms; bench/results/
-// 2026-11-23-h100-single).
-int choose_rows(int requested, int n, int ndim, bool single)
+// 2026-11-23-h100-single). Complex double in 3D takes 4 rows up to n = 128:
+// at 8 its staged kernel spills 244 bytes at 128 registers (3D Helmholtz
+// C64 127^3 5.16 against 4.85 ms, 63^3 0.78 against 0.64 ms); at 255^3 the
+// 8 rows stay ahead (35.4 against 35.8 ms; bench/results/
+// 2026-11-25-h100-staged-facs).
+int choose_rows(int requested, int n, int ndim, bool single, bool cplx)
 {
   if (requested < 0)
     return 0;
   if (requested > 0)
     return part_threads_per_system(n, requested) <= PART_MAX_P ? requested : 0;
   const int large = single ? 256 : 2048;
-  for (int m = n > large ? 16 : (ndim == 2 && n <= 256 ? 2 : 8); m <= 16; m *= 2)
+  const int mid = ndim == 3 && cplx && !single && n <= 128 ? 4 : 8;
+  for (int m = n > large ? 16 : (ndim == 2 && n <= 256 ? 2 : mid); m <= 16; m *= 2)
     if (part_threads_per_system(n, m) <= PART_MAX_P)
       return m;
   return 0;
@@ -300,7 +305,8 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     const char *pe = getenv("PSCR_CUDA_COUPLE_PER");
     s->couple_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
   }
-  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim, v->single != 0);
+  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim,
+                                   v->single != 0, v->is_complex != 0);
   s->rows_chosen = s->rows;
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
   // Every workspace is at most a few times max_batch * total elements

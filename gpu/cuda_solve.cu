@@ -27,29 +27,31 @@ template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, size_t fs,
                     const T *cs, int nrhs, cudaStream_t stream);
 
-// One k_part launch with factors C (PartFacs or ToepFacs): the paired or
-// unpaired kernel, of THREADS or PART_MAX_P threads per block.
+// Whether the kernels of factors F have a PART_MAX_P instantiation:
+// staged factors come with P <= THREADS only (part_stages).
+template <class F> constexpr bool part_has_large() { return !is_staged<F>::value; }
+
+// One k_part launch with factors C (PartFacs, StagedFacs or ToepFacs): the
+// paired or unpaired kernel, of THREADS or PART_MAX_P threads per block.
 template <class T, int M, class F>
 cudaError_t launch_k_part(const State *s, const F &C, bool pair, int threads, size_t blocks,
                           size_t smem, const LevelArgs<T> &L, int nl, int B, const T *cs,
-                          const T *x, const T *g, T *v, int P, int stage, int *flag,
-                          cudaStream_t stream)
+                          const T *x, const T *g, T *v, int P, int *flag, cudaStream_t stream)
 {
   const dim3 nb((unsigned)blocks), nt((unsigned)threads);
-  if constexpr (part_ysmem<T>()) {
-    if (pair) {
-      if (threads <= THREADS)
-        return launch(pdl_take(s), k_part<T, M, THREADS, true, F>, nb, nt, smem, stream, L, C, nl,
-                      B, cs, x, g, v, P, stage, flag);
-      return launch(pdl_take(s), k_part<T, M, PART_MAX_P, true, F>, nb, nt, smem, stream, L, C, nl,
-                    B, cs, x, g, v, P, stage, flag);
-    }
-  }
-  if (threads <= THREADS)
-    return launch(pdl_take(s), k_part<T, M, THREADS, false, F>, nb, nt, smem, stream, L, C, nl, B,
-                  cs, x, g, v, P, stage, flag);
-  return launch(pdl_take(s), k_part<T, M, PART_MAX_P, false, F>, nb, nt, smem, stream, L, C, nl, B,
-                cs, x, g, v, P, stage, flag);
+  auto go = [&](auto paired) {
+    constexpr bool PD = decltype(paired)::value;
+    if constexpr (part_has_large<F>())
+      if (threads > THREADS)
+        return launch(pdl_take(s), k_part<T, M, PART_MAX_P, PD, F>, nb, nt, smem, stream, L, C,
+                      nl, B, cs, x, g, v, P, flag);
+    return launch(pdl_take(s), k_part<T, M, THREADS, PD, F>, nb, nt, smem, stream, L, C, nl, B,
+                  cs, x, g, v, P, flag);
+  };
+  if constexpr (part_ysmem<T>())
+    if (pair)
+      return go(std::true_type());
+  return go(std::false_type());
 }
 
 // go(std::integral_constant<int, M>()) for the instantiated rows per thread
@@ -102,8 +104,9 @@ PartShape part_shape(const State *s, size_t units, int per_thread, int resident 
 }
 
 // go(C, smem) with the plan's level-3 factors C, ToepFacs when they are
-// used (ToepTabFacs with the pivot table of a 2D plan), PartFacs otherwise,
-// and the shared memory that C's staging adds.
+// used (ToepTabFacs with the pivot table of a 2D plan), else StagedFacs
+// where part_stages holds, else PartFacs, and the shared memory that C's
+// staging adds.
 template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, Go &&go)
 {
   const int P = s->part_p;
@@ -120,6 +123,8 @@ template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, G
   C.md = C.ad + np;
   C.ao = C.md + np;
   C.mo = s->part_mdiag ? nullptr : C.ao + np;
+  if (part_stages(P, M, sizeof(T)))
+    return go(StagedFacs<T>{C}, part_staging_bytes<T, M, StagedFacs<T>>(P));
   return go(C, part_staging_bytes<T, M, PartFacs<T>>(P));
 }
 
@@ -142,7 +147,7 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
     const PartShape sh =
         part_shape<T, M>(s, units, part_smem_per_thread<T, M, F>(pair), s->part_res[pair]);
     return launch_k_part<T, M>(s, C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
-                               g, v, sh.P, sh.stage, s->flag, stream);
+                               g, v, sh.P, s->flag, stream);
   });
 }
 
@@ -155,17 +160,19 @@ cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartS
                               int *flag, cudaStream_t stream)
 {
   const dim3 nb((unsigned)sh.blocks), nt((unsigned)sh.threads);
-#define PSCR_PART_SUM(NT, PAIRED)                                                           \
-  launch(pdl_take(s), k_part_sum<T, M, NT, PAIRED, SUMS, F>, nb, nt, smem, stream, L, C, nl, B, \
-         cs, x, g, part, lr, xo, sh.P, sh.stage, emax, flag)
-  if constexpr (part_ysmem<T>()) {
+  auto go = [&](auto paired) {
+    constexpr bool PD = decltype(paired)::value;
+    if constexpr (part_has_large<F>())
+      if (sh.threads > THREADS)
+        return launch(pdl_take(s), k_part_sum<T, M, PART_MAX_P, PD, SUMS, F>, nb, nt, smem,
+                      stream, L, C, nl, B, cs, x, g, part, lr, xo, sh.P, emax, flag);
+    return launch(pdl_take(s), k_part_sum<T, M, THREADS, PD, SUMS, F>, nb, nt, smem, stream, L,
+                  C, nl, B, cs, x, g, part, lr, xo, sh.P, emax, flag);
+  };
+  if constexpr (part_ysmem<T>())
     if (pair)
-      return sh.threads <= THREADS ? PSCR_PART_SUM(THREADS, true)
-                                   : PSCR_PART_SUM(PART_MAX_P, true);
-  }
-  return sh.threads <= THREADS ? PSCR_PART_SUM(THREADS, false)
-                               : PSCR_PART_SUM(PART_MAX_P, false);
-#undef PSCR_PART_SUM
+      return go(std::true_type());
+  return go(std::false_type());
 }
 
 // Real types solve an item's systems two per pass when items have two or
@@ -217,9 +224,10 @@ template <class T, int M, bool PAIRED, int SUMS, class F> cudaError_t part_sum_a
   const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
   cudaError_t e = cudaFuncSetAttribute(k_part_sum<T, M, THREADS, PAIRED, SUMS, F>, a,
                                        fs < cap ? fs : cap);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, SUMS, F>, a,
-                             fl < cap ? fl : cap);
+  if constexpr (part_has_large<F>())
+    if (e == cudaSuccess)
+      e = cudaFuncSetAttribute(k_part_sum<T, M, PART_MAX_P, PAIRED, SUMS, F>, a,
+                               fl < cap ? fl : cap);
   return e;
 }
 
@@ -231,8 +239,9 @@ template <class T, int M, bool PAIRED, class F> cudaError_t part_attr_paired(int
   const int sm = small < cap ? small : cap, lg = large < cap ? large : cap;
   const cudaFuncAttribute a = cudaFuncAttributeMaxDynamicSharedMemorySize;
   cudaError_t e = cudaFuncSetAttribute(k_part<T, M, THREADS, PAIRED, F>, a, sm);
-  if (e == cudaSuccess)
-    e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>, a, lg);
+  if constexpr (part_has_large<F>())
+    if (e == cudaSuccess)
+      e = cudaFuncSetAttribute(k_part<T, M, PART_MAX_P, PAIRED, F>, a, lg);
   // k_part_sum: the sums' shared memory on top.
   if (e == cudaSuccess)
     e = part_sum_attr<T, M, PAIRED, 2, F>(cap);
@@ -256,6 +265,8 @@ template <class T, int M, class F> cudaError_t part_attr_f(int cap)
 template <class T, int M> cudaError_t part_attr(int cap)
 {
   cudaError_t e = part_attr_f<T, M, PartFacs<T>>(cap);
+  if (e == cudaSuccess)
+    e = part_attr_f<T, M, StagedFacs<T>>(cap);
   if constexpr (part_toep_inst<T, M>())
     if (e == cudaSuccess)
       e = part_attr_f<T, M, ToepFacs<T>>(cap);
@@ -305,31 +316,39 @@ cudaError_t part_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
   if constexpr (SUMS > 0)
     spt = part_sum_smem_per_thread<T, M, F, SUMS>(pair);
   const PartShape sh = part_shape<T, M>(s, 1, spt);
-  const bool small = sh.threads <= THREADS;
-  constexpr bool YS = part_ysmem<T>();
   auto occ = [&](auto kernel) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, sh.threads,
                                                          sh.smem + staging);
   };
-  if constexpr (SUMS == 0)
-    return pair ? occ(small ? k_part<T, M, THREADS, YS, F> : k_part<T, M, PART_MAX_P, YS, F>)
-                : occ(small ? k_part<T, M, THREADS, false, F>
-                            : k_part<T, M, PART_MAX_P, false, F>);
-  else
-    return pair ? occ(small ? k_part_sum<T, M, THREADS, YS, SUMS, F>
-                            : k_part_sum<T, M, PART_MAX_P, YS, SUMS, F>)
-                : occ(small ? k_part_sum<T, M, THREADS, false, SUMS, F>
-                            : k_part_sum<T, M, PART_MAX_P, false, SUMS, F>);
+  // The kernel of NT threads per block, paired (PD) or not.
+  auto of = [&](auto nt, auto paired) {
+    constexpr int NT = decltype(nt)::value;
+    constexpr bool PD = decltype(paired)::value;
+    if constexpr (SUMS == 0)
+      return occ(k_part<T, M, NT, PD, F>);
+    else
+      return occ(k_part_sum<T, M, NT, PD, SUMS, F>);
+  };
+  auto sized = [&](auto paired) {
+    if constexpr (part_has_large<F>())
+      if (sh.threads > THREADS)
+        return of(std::integral_constant<int, PART_MAX_P>(), paired);
+    return of(std::integral_constant<int, THREADS>(), paired);
+  };
+  if constexpr (part_ysmem<T>())
+    if (pair)
+      return sized(std::true_type());
+  return sized(std::false_type());
 }
 
 // The persistent grids of plans whose level-3 factors are staged (then
-// always PartFacs, part_toep_used): resident blocks per SM of k_part
+// always StagedFacs, part_toep_used): resident blocks per SM of k_part
 // (State::part_res, unpaired [0] and paired [1]) and of k_part_sum
 // (sum_res[pair][sums - 2]), at setup. Zero where not staged or not
 // instantiated.
 template <class T, int M> cudaError_t part_resident_m(State *s)
 {
-  using F = PartFacs<T>;
+  using F = StagedFacs<T>;
   if (!part_stages(s->part_p, M, sizeof(T)))
     return cudaSuccess;
   const size_t staging = part_staging_bytes<T, M, F>(s->part_p);
@@ -418,6 +437,8 @@ template <class T, int M> cudaError_t part_sum_plan_m(State *s, bool always)
   if constexpr (part_toep_inst<T, M>())
     if (s->ptab)
       return part_sum_plan_f<T, M, ToepTabFacs<T>>(s, always);
+  if (part_stages(s->part_p, M, sizeof(T)))
+    return part_sum_plan_f<T, M, StagedFacs<T>>(s, always);
   return part_sum_plan_f<T, M, PartFacs<T>>(s, always);
 }
 

@@ -199,7 +199,7 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs
 // cuda_setup.cu
 cudaError_t dalloc(State *s, void **p, size_t bytes);
 void state_free(State *s);
-int choose_rows(int requested, int n, int ndim, bool single);
+int choose_rows(int requested, int n, int ndim, bool single, bool cplx);
 
 // cuda_solve.cu: the shared-memory limits of the level-3 kernels (they must
 // be set in the translation unit that launches them), the launch plan of

@@ -101,7 +101,7 @@ __device__ __forceinline__ void add_rows(const LevelArgs<T> &L, const int *eq, i
 template <class T, int M, int NT, bool PAIRED, int SUMS, class F>
 __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
     k_part_sum(LevelArgs<T> L, F C, int nl, int B, const T *cs, const T *x, const T *g, T *part,
-               T *lr, T *xo, int P, int stage, int emax, int *flag)
+               T *lr, T *xo, int P, int emax, int *flag)
 {
   static_assert(!PAIRED || part_ysmem<T>(), "pairing needs the shared-memory columns");
   extern __shared__ double part_smem[];
@@ -114,7 +114,7 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
   // The factors are setup-time data: staged before the previous grid ends.
-  T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
+  T *sbase = part_stage_facs<T>(C, npad, reinterpret_cast<T *>(part_smem));
   pdl_gate();
   T *sb = sbase + (size_t)ls * spt * P;
   // This thread's sums: acc[a * npad + j * P] is row lp + j P of sum a.

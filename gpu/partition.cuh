@@ -47,10 +47,13 @@ constexpr int PART_MAX_P = PSCR_PART_MAX_P;
 // Largest factor copy (4 P M entries) k_part stages in shared memory.
 constexpr int PART_STAGE_BYTES = 16384;
 
-// Whether k_part stages the factor table (P threads of M rows, es bytes per entry).
+// Whether k_part stages the factor table (P threads of M rows, es bytes per
+// entry): a small table, and one system per block at most THREADS threads
+// wide (the staged kernels have no PART_MAX_P instantiation; only 2 rows
+// per thread in float reached it, by request).
 inline bool part_stages(int P, int M, size_t es)
 {
-  return 4 * (size_t)P * (size_t)M * es <= (size_t)PART_STAGE_BYTES;
+  return 4 * (size_t)P * (size_t)M * es <= (size_t)PART_STAGE_BYTES && P <= THREADS;
 }
 
 // ToepFacs (below) are instantiated for real types and M >= PART_TOEP_MIN_M
@@ -131,6 +134,18 @@ template <class T> struct PartFacs {
   __device__ T diag(int at, int, T s) const { return ad[at] + s * md[at]; }
   __device__ T off(int at, int, T s) const { return mo ? ao[at] + s * mo[at] : ao[at]; }
 };
+
+// PartFacs that every thread block copies to shared memory first
+// (part_stages: small tables). A separate instantiation, so that the
+// compiler knows the rows are in shared memory: staging decided at run time
+// left k_part reading them through generic pointers with 64-bit address
+// arithmetic, and the float and double kernels spilled (H100 3D Poisson
+// 255^3: double 15.96 -> 15.14 ms, float 9.86 -> 9.77 ms; 3D float 63^3
+// 0.47 -> 0.49 ms; bench/results/2026-11-25-h100-staged-facs).
+template <class T> struct StagedFacs : PartFacs<T> {};
+
+template <class F> struct is_staged : std::false_type {};
+template <class T> struct is_staged<StagedFacs<T>> : std::true_type {};
 
 // The same factors when A_l and M_l are Toeplitz but for their first and
 // last rows (every uniform mesh; real plans only, see part_toep_inst): a
@@ -253,9 +268,18 @@ template <class T, int M, class F> __host__ __device__ constexpr int part_smem_p
 // without spills, so three blocks of 256 (H100 4095^2 R32 level 3:
 // 2.20 -> 1.84 ms); the others keep 128 registers (fewer spill, and lost
 // more than occupancy gained: bench/results/2026-11-23-h100-tuning).
-template <class T> constexpr int part_min_blocks(int NT)
+// Staged float factors at 8 rows (3D plans) take four blocks, 64 registers:
+// the kernel is latency bound there, and the 60 bytes the paired kernel
+// then spills cost less than a fourth block gains (H100 255^3 k_part
+// 12.75 -> 11.53 ms; at 16 rows, 2D 1023^2, a fourth block lost 2%:
+// bench/results/2026-11-25-h100-staged-facs).
+template <class T, int M, class F> constexpr int part_min_blocks(int NT)
 {
-  return NT > 256 ? 1 : (part_ysmem<T>() && sizeof(T) == 4 ? 3 : 2);
+  if (NT > 256)
+    return 1;
+  if (!(part_ysmem<T>() && sizeof(T) == 4))
+    return 2;
+  return is_staged<F>::value && M == 8 ? 4 : 3;
 }
 
 // A thread's column of M - 1 values: registers (indexed by unrolled
@@ -457,16 +481,16 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
 // row-class table, or the staged factor table of P M rows, or none.
 template <class T, int M, class F> inline size_t part_staging_bytes(int P)
 {
-  return is_toep<F>::value               ? PART_TOEP_ENTRIES * sizeof(T)
-         : part_stages(P, M, sizeof(T)) ? 4 * (size_t)P * M * sizeof(T)
-                                         : 0;
+  return is_toep<F>::value     ? PART_TOEP_ENTRIES * sizeof(T)
+         : is_staged<F>::value ? 4 * (size_t)P * M * sizeof(T)
+                               : 0;
 }
 
-// Small systems: the factors once per thread block in shared memory at
-// sbase (the grid is persistent, so each block solves many systems); the
-// row-class table always. Returns the first shared entry after them.
-template <class T, class F>
-__device__ inline T *part_stage_facs(F &C, int stage, int npad, T *sbase)
+// StagedFacs (small systems): the factors once per thread block in shared
+// memory at sbase (the grid is persistent, so each block solves many
+// systems); ToepFacs: the row-class table. Returns the first shared entry
+// after them.
+template <class T, class F> __device__ inline T *part_stage_facs(F &C, int npad, T *sbase)
 {
   if constexpr (is_toep<F>::value) {
     for (int i = threadIdx.x; i < PART_TOEP_ENTRIES; i += blockDim.x)
@@ -474,7 +498,7 @@ __device__ inline T *part_stage_facs(F &C, int stage, int npad, T *sbase)
     C.tab = sbase;
     sbase += PART_TOEP_ENTRIES;
     __syncthreads();
-  } else if (stage) {
+  } else if constexpr (is_staged<F>::value) {
     for (int i = threadIdx.x; i < 4 * npad; i += blockDim.x)
       sbase[i] = C.ad[i];
     C.ad = sbase;
@@ -530,11 +554,12 @@ __device__ inline void stage_one(const LevelRhs<T> &R, T *buf, int lp, int P, in
     buf[i + i / M] = i < nl ? R.at((size_t)i) : T(0);
 }
 
-// F: PartFacs<T> (rows; staged when small) or ToepFacs<T> (row classes; always staged).
+// F: PartFacs<T> (rows), StagedFacs<T> (rows, staged) or ToepFacs<T> (row
+// classes, staged).
 template <class T, int M, int NT, bool PAIRED, class F>
-__global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
+__global__ void __launch_bounds__(NT, part_min_blocks<T, M, F>(NT))
     k_part(LevelArgs<T> L, F C, int nl, int B, const T *cs, const T *x, const T *g, T *v, int P,
-           int stage, int *flag)
+           int *flag)
 {
   static_assert(M >= 2, "a chunk needs an interior row and a boundary row");
   extern __shared__ double part_smem[];
@@ -552,7 +577,7 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T>(NT))
   const int lp = threadIdx.x % P, ls = threadIdx.x / P;
   const int npad = P * M;
   // The factors are setup-time data: staged before the previous grid ends.
-  T *sbase = part_stage_facs<T>(C, stage, npad, reinterpret_cast<T *>(part_smem));
+  T *sbase = part_stage_facs<T>(C, npad, reinterpret_cast<T *>(part_smem));
   pdl_gate();
   // A slot's shared memory. YS: PAIR chunk buffers (r, then ya, then x) |
   // yb (YB = M - 1 per thread, odd stride: no bank conflicts; none with
