@@ -49,6 +49,7 @@
 #include <omp.h>
 #endif
 
+#include "env.h"
 #include "error.h"
 
 /*
@@ -78,20 +79,10 @@
  * order on. */
 #define EIG_CR_LANES_MIN 128
 
-/* A switch in the environment: 0 or 1 where the variable name holds
- * exactly "0" or "1", else -1 (unset or anything else: the default). */
-static int eig_env_switch(const char *name)
-{
-  const char *e = getenv(name);
-  if (e && (e[0] == '0' || e[0] == '1') && e[1] == '\0')
-    return e[0] == '1';
-  return -1;
-}
-
 /* The lane paths (Crawford's lane sweep, complex LR's multishift passes),
  * unless PSCR_EIGEN_LANES=0 (then the scalar sweep and single LR steps,
  * for comparison in the tests and the benchmarks). */
-static int eig_lanes_enabled(void) { return eig_env_switch("PSCR_EIGEN_LANES") != 0; }
+static int eig_lanes_enabled(void) { return pscr_env_switch("PSCR_EIGEN_LANES") != 0; }
 
 /* The eigenvector sweep: by every thread, each on its rows, from
  * EIG_TEAM_MIN threads on; with fewer, by thread 0 alone while the others
@@ -101,7 +92,7 @@ static int eig_lanes_enabled(void) { return eig_env_switch("PSCR_EIGEN_LANES") !
 #define EIG_TEAM_MIN 4
 static int eig_team_mode(int nt)
 {
-  const int e = eig_env_switch("PSCR_EIGEN_TEAM");
+  const int e = pscr_env_switch("PSCR_EIGEN_TEAM");
   return e >= 0 ? e : nt >= EIG_TEAM_MIN;
 }
 
@@ -110,7 +101,7 @@ static int eig_team_mode(int nt)
  * the environment: never, or wherever a window boundary exists (orders
  * from EIG_SPLIT_MIN on; the tests check the parts' results and compare
  * them across thread counts). Returns -1 when unset. */
-static int eig_split_mode(void) { return eig_env_switch("PSCR_EIGEN_SPLIT"); }
+static int eig_split_mode(void) { return pscr_env_switch("PSCR_EIGEN_SPLIT"); }
 
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "cuda_check.h"
+extern "C" {
+#include "env.h"
+}
 #include "cuda_state.cuh"
 #include "partition.cuh"
 
@@ -139,8 +142,7 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int fuse, 
 static int toeplitz_ends(const void *const fac[4], int n, size_t es, const void *one,
                          unsigned char *tab)
 {
-  const char *pe = getenv("PSCR_CUDA_TOEPLITZ");
-  if (n < 4 || (pe && strcmp(pe, "0") == 0))
+  if (n < 4 || pscr_env_switch("PSCR_CUDA_TOEPLITZ") == 0)
     return 0;
   const char *ad = (const char *)fac[0], *ao = (const char *)fac[1];
   const char *md = (const char *)fac[2], *mo = (const char *)fac[3];
@@ -174,8 +176,8 @@ static int toeplitz_ends(const void *const fac[4], int n, size_t es, const void 
 // NULL): its table is allocated, and the upload decides on its use.
 static bool pivot_table_wanted(const State *s, const void *const fac[4], size_t es)
 {
-  const char *pe = getenv("PSCR_CUDA_PIVTAB");
-  if (s->ndim != 2 || s->cplx || s->rows < PART_TOEP_MIN_M || (pe && strcmp(pe, "0") == 0) ||
+  if (s->ndim != 2 || s->cplx || s->rows < PART_TOEP_MIN_M ||
+      pscr_env_switch("PSCR_CUDA_PIVTAB") == 0 ||
       !part_toep_used(1, s->part_p, s->rows, es))
     return false;
   if (!fac[0])
@@ -293,18 +295,12 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // PSCR_CUDA_PAIR=0 or 1 in the environment: k_part never or always solves
   // two systems per pass (tests compare both bitwise; experiments); unset or
   // anything else: part_pair's rule.
-  {
-    const char *pe = getenv("PSCR_CUDA_PAIR");
-    s->pair_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
-  }
+  s->pair_mode = pscr_env_switch("PSCR_CUDA_PAIR");
   // PSCR_CUDA_COUPLE_PER=0 or 1: the coupling and gather kernels take one
   // entry per thread, or COUPLE_PER wherever the slabs are long enough
   // (tests compare both bitwise: the rule takes several only on grids too
   // large for a test); else couple_grid's rule.
-  {
-    const char *pe = getenv("PSCR_CUDA_COUPLE_PER");
-    s->couple_mode = pe && strcmp(pe, "0") == 0 ? 0 : pe && strcmp(pe, "1") == 0 ? 1 : -1;
-  }
+  s->couple_mode = pscr_env_switch("PSCR_CUDA_COUPLE_PER");
   s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim,
                                    v->single != 0, v->is_complex != 0);
   s->rows_chosen = s->rows;
@@ -328,12 +324,9 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
                                         v->device));
   // Programmatic dependent launch (launch.cuh) where the kernels have their
   // gates. PSCR_CUDA_PDL=0 in the environment: off (A/B measurements).
-  {
-    const char *pe = getenv("PSCR_CUDA_PDL");
-    s->pdl = 0;
-    if (!(pe && strcmp(pe, "0") == 0))
-      PSCR_CUDA_GOTO(st, fail, pscr_cuda::pdl_supported(v->device, &s->pdl));
-  }
+  s->pdl = 0;
+  if (pscr_env_switch("PSCR_CUDA_PDL") != 0)
+    PSCR_CUDA_GOTO(st, fail, pscr_cuda::pdl_supported(v->device, &s->pdl));
   PSCR_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   for (int d = 0; d < v->ndim; d++) {
     size_t b = 4 * (size_t)v->n[d] * es;
@@ -363,8 +356,8 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     // pass: with items sized per outer level the fused kernel was slower
     // there (H100 255^3 Poisson, 8 rows: double 16.2 -> 18.9 ms, float
     // 10.06 -> 10.30; bench/results/2026-11-25-h100-3d-fused-sums).
-    const char *fe = getenv("PSCR_CUDA_FUSE");
-    const bool never = fe && strcmp(fe, "0") == 0, always = fe && strcmp(fe, "1") == 0;
+    const int fuse = pscr_env_switch("PSCR_CUDA_FUSE");
+    const bool never = fuse == 0, always = fuse == 1;
     s->fuse_min = always ? 0 : PSCR_CUDA_FUSE_MIN_EIGS;
     if (v->ndim == 2 && !never)
       PSCR_CUDA_GOTO(st, fail, pscr_cuda::part_sum_plan(s, always));

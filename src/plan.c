@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "eigen.h"
+#include "env.h"
 #include "error.h"
 
 /* Eigenpairs per work item: small enough that one big block spreads over
@@ -349,8 +350,7 @@ static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
   pscr_levels *lv = &p->lv[d];
   /* The merged top level of n = 4^j (levels.h) unless PSCR_MERGE_TOP=0 is in
      the environment (tests and benchmarks compare the two). */
-  const char *me = getenv("PSCR_MERGE_TOP");
-  const int merge = !(me && me[0] == '0' && me[1] == 0);
+  const int merge = pscr_env_switch("PSCR_MERGE_TOP") != 0;
   pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_CHUNK, merge);
   if (st)
     return st;

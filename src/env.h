@@ -1,0 +1,10 @@
+/* Switches read from the environment (tests and benchmarks compare the
+   paths they select; users never need them). */
+#ifndef PSCR_ENV_H
+#define PSCR_ENV_H
+
+/* 0 or 1 where the variable `name` holds exactly "0" or "1", else -1
+   (unset or anything else: the default). */
+int pscr_env_switch(const char *name);
+
+#endif
