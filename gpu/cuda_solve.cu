@@ -31,27 +31,34 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
 // staged factors come with P <= THREADS only (part_stages).
 template <class F> constexpr bool part_has_large() { return !is_staged<F>::value; }
 
-// One k_part launch with factors C (PartFacs, StagedFacs or ToepFacs): the
-// paired or unpaired kernel, of THREADS or PART_MAX_P threads per block.
+// go(nt, pd) for the instantiated level-3 kernel shape of a launch with
+// `threads` per block: nt the block size (std::integral_constant THREADS
+// or PART_MAX_P), pd whether paired (std::bool_constant; real types only).
+template <class T, class F, class Go> cudaError_t with_part_kernel(int threads, bool pair, Go &&go)
+{
+  auto sized = [&](auto pd) {
+    if constexpr (part_has_large<F>())
+      if (threads > THREADS)
+        return go(std::integral_constant<int, PART_MAX_P>(), pd);
+    return go(std::integral_constant<int, THREADS>(), pd);
+  };
+  if constexpr (part_ysmem<T>())
+    if (pair)
+      return sized(std::true_type());
+  return sized(std::false_type());
+}
+
+// One k_part launch with factors C (PartFacs, StagedFacs or ToepFacs).
 template <class T, int M, class F>
 cudaError_t launch_k_part(const State *s, const F &C, bool pair, int threads, size_t blocks,
                           size_t smem, const LevelArgs<T> &L, int nl, int B, const T *cs,
                           const T *x, const T *g, T *v, int P, int *flag, cudaStream_t stream)
 {
   const dim3 nb((unsigned)blocks), nt((unsigned)threads);
-  auto go = [&](auto paired) {
-    constexpr bool PD = decltype(paired)::value;
-    if constexpr (part_has_large<F>())
-      if (threads > THREADS)
-        return launch(pdl_take(s), k_part<T, M, PART_MAX_P, PD, F>, nb, nt, smem, stream, L, C,
-                      nl, B, cs, x, g, v, P, flag);
-    return launch(pdl_take(s), k_part<T, M, THREADS, PD, F>, nb, nt, smem, stream, L, C, nl, B,
-                  cs, x, g, v, P, flag);
-  };
-  if constexpr (part_ysmem<T>())
-    if (pair)
-      return go(std::true_type());
-  return go(std::false_type());
+  return with_part_kernel<T, F>(threads, pair, [&](auto n, auto pd) {
+    return launch(pdl_take(s), k_part<T, M, decltype(n)::value, decltype(pd)::value, F>, nb, nt,
+                  smem, stream, L, C, nl, B, cs, x, g, v, P, flag);
+  });
 }
 
 // go(std::integral_constant<int, M>()) for the instantiated rows per thread
@@ -70,31 +77,31 @@ template <class Go> cudaError_t with_rows(int rows, Go &&go)
   }
 }
 
-// The launch shape of k_part and k_part_sum for `units` work units (slots'
-// worth of work) of M rows per thread: blocks and the shared memory of the
-// slots' buffers. When the factors are staged the grid is persistent: one
-// wave, `resident` blocks per SM (State::part_res, sum_res; 8 where
-// unknown). A fixed 8 per SM left a partial last wave wherever fewer were
-// resident: 3D 255^3 float holds 3 blocks of k_part per SM, and its 1056
-// blocks ran as 2.67 waves in the time of 3 (H100: 10.34 -> 10.06 ms;
+// The launch shape of k_part and k_part_sum with factors F for `units`
+// work units (slots' worth of work): blocks and the shared memory of the
+// slots' buffers (per_thread entries of T). When the factors are staged
+// (StagedFacs) the grid is persistent: one wave, `resident` blocks per SM
+// (State::part_res, sum_res; 8 where unknown). A fixed 8 per SM left a
+// partial last wave wherever fewer were resident: 3D 255^3 float holds 3
+// blocks of k_part per SM, and its 1056 blocks ran as 2.67 waves in the
+// time of 3 (H100: 10.34 -> 10.06 ms;
 // bench/results/2026-11-25-h100-3d-fused-sums).
 struct PartShape {
-  int P, threads, stage;
+  int P, threads;
   size_t blocks, smem;
 };
 
-template <class T, int M>
+template <class T, class F>
 PartShape part_shape(const State *s, size_t units, int per_thread, int resident = 0)
 {
   PartShape sh;
   sh.P = s->part_p;
   sh.threads = part_block_threads(sh.P);
   const int spb = sh.threads / sh.P;
-  // Factors staged in shared memory when small; then a persistent grid.
-  sh.stage = part_stages(sh.P, M, sizeof(T));
   sh.blocks = (units + (size_t)spb - 1) / (size_t)spb;
-  const size_t cap =
-      sh.stage ? (size_t)s->sms * (size_t)(resident > 0 ? resident : 8) : (size_t)1 << 20;
+  const size_t cap = is_staged<F>::value
+                         ? (size_t)s->sms * (size_t)(resident > 0 ? resident : 8)
+                         : (size_t)1 << 20;
   if (sh.blocks > cap)
     sh.blocks = cap;
   if (sh.blocks < 1)
@@ -145,14 +152,13 @@ cudaError_t launch_part_m(const State *s, const LevelArgs<T> &L, int B, const T 
   return with_part_facs<T, M>(s, [&](const auto &C, size_t smem) {
     using F = std::decay_t<decltype(C)>;
     const PartShape sh =
-        part_shape<T, M>(s, units, part_smem_per_thread<T, M, F>(pair), s->part_res[pair]);
+        part_shape<T, F>(s, units, part_smem_per_thread<T, M, F>(pair), s->part_res[pair]);
     return launch_k_part<T, M>(s, C, pair, sh.threads, sh.blocks, sh.smem + smem, L, nl, B, cs, x,
                                g, v, sh.P, s->flag, stream);
   });
 }
 
-// One k_part_sum launch (part_sum.cuh): paired or not, THREADS or
-// PART_MAX_P threads per block.
+// One k_part_sum launch (part_sum.cuh).
 template <class T, int M, int SUMS, class F>
 cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartShape &sh,
                               size_t smem, const LevelArgs<T> &L, int nl, int B, const T *cs,
@@ -160,19 +166,10 @@ cudaError_t launch_k_part_sum(const State *s, const F &C, bool pair, const PartS
                               int *flag, cudaStream_t stream)
 {
   const dim3 nb((unsigned)sh.blocks), nt((unsigned)sh.threads);
-  auto go = [&](auto paired) {
-    constexpr bool PD = decltype(paired)::value;
-    if constexpr (part_has_large<F>())
-      if (sh.threads > THREADS)
-        return launch(pdl_take(s), k_part_sum<T, M, PART_MAX_P, PD, SUMS, F>, nb, nt, smem,
-                      stream, L, C, nl, B, cs, x, g, part, lr, xo, sh.P, emax, flag);
-    return launch(pdl_take(s), k_part_sum<T, M, THREADS, PD, SUMS, F>, nb, nt, smem, stream, L,
-                  C, nl, B, cs, x, g, part, lr, xo, sh.P, emax, flag);
-  };
-  if constexpr (part_ysmem<T>())
-    if (pair)
-      return go(std::true_type());
-  return go(std::false_type());
+  return with_part_kernel<T, F>(sh.threads, pair, [&](auto n, auto pd) {
+    return launch(pdl_take(s), k_part_sum<T, M, decltype(n)::value, decltype(pd)::value, SUMS, F>,
+                  nb, nt, smem, stream, L, C, nl, B, cs, x, g, part, lr, xo, sh.P, emax, flag);
+  });
 }
 
 // Real types solve an item's systems two per pass when items have two or
@@ -198,7 +195,7 @@ cudaError_t launch_part_sum_m(const State *s, const LevelArgs<T> &L, int B, int 
     auto go = [&](auto sums) {
       constexpr int SUMS = decltype(sums)::value;
       const PartShape sh =
-          part_shape<T, M>(s, units, part_sum_smem_per_thread<T, M, F, SUMS>(pair),
+          part_shape<T, F>(s, units, part_sum_smem_per_thread<T, M, F, SUMS>(pair),
                            s->sum_res[pair][SUMS - 2]);
       return launch_k_part_sum<T, M, SUMS, F>(s, C, pair, sh, sh.smem + smem, L, nl, B, cs, x, g,
                                               (T *)D.part, (T *)D.lr, xo, emax, s->flag, stream);
@@ -315,30 +312,19 @@ cudaError_t part_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
   int spt = part_smem_per_thread<T, M, F>(pair);
   if constexpr (SUMS > 0)
     spt = part_sum_smem_per_thread<T, M, F, SUMS>(pair);
-  const PartShape sh = part_shape<T, M>(s, 1, spt);
+  const PartShape sh = part_shape<T, F>(s, 1, spt);
   auto occ = [&](auto kernel) {
     return cudaOccupancyMaxActiveBlocksPerMultiprocessor(per_sm, kernel, sh.threads,
                                                          sh.smem + staging);
   };
-  // The kernel of NT threads per block, paired (PD) or not.
-  auto of = [&](auto nt, auto paired) {
-    constexpr int NT = decltype(nt)::value;
-    constexpr bool PD = decltype(paired)::value;
+  return with_part_kernel<T, F>(sh.threads, pair, [&](auto n, auto pd) {
+    constexpr int NT = decltype(n)::value;
+    constexpr bool PD = decltype(pd)::value;
     if constexpr (SUMS == 0)
       return occ(k_part<T, M, NT, PD, F>);
     else
       return occ(k_part_sum<T, M, NT, PD, SUMS, F>);
-  };
-  auto sized = [&](auto paired) {
-    if constexpr (part_has_large<F>())
-      if (sh.threads > THREADS)
-        return of(std::integral_constant<int, PART_MAX_P>(), paired);
-    return of(std::integral_constant<int, THREADS>(), paired);
-  };
-  if constexpr (part_ysmem<T>())
-    if (pair)
-      return sized(std::true_type());
-  return sized(std::false_type());
+  });
 }
 
 // The persistent grids of plans whose level-3 factors are staged (then
