@@ -165,7 +165,7 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
             stage_one<T, M>(level_rhs(L, b, eq[q], x, g), sb + (size_t)q * P * (M + 1), lp, P,
                             npad, nl);
       }
-      __syncthreads();
+      slot_sync(P <= 32);
 #pragma unroll
       for (int q = 0; q < PAIR; q++) {
         if (q > 0 && !two)

@@ -99,6 +99,20 @@ template <class R> __device__ inline cplx<R> shfl_down(cplx<R> v, int d, int wid
   return cplx<R>(shfl_down(v.re, d, width), shfl_down(v.im, d, width));
 }
 
+// A barrier over the threads of one slot (a system in flight): the warp's
+// when the slot fits in one (P <= 32: no other warp reads its shared
+// memory), else the thread block's. Warps then run their systems without
+// waiting for each other: barrier stalls were 14% of the float level-3
+// kernel's cycles in 3D (one warp per system, eight per block). inwarp is
+// the same for every thread of the block (one P per launch).
+__device__ inline void slot_sync(bool inwarp)
+{
+  if (inwarp)
+    __syncwarp();
+  else
+    __syncthreads();
+}
+
 // One PCR step of stride dl on row (L, D, U, R) given its neighbours' rows,
 // the neighbours' diagonals already inverted (Im, Ip).
 template <class T>
@@ -377,11 +391,11 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   const T bde = C.diag(ate, row0 + M - 1, s);
   const T ce = C.off(ate, row0 + M - 1, s);
   const T re = mine[M - 1];
-  __syncthreads(); // complex: the staging buffer becomes the PCR rows
+  const bool inwarp = P <= 32, last = lp == P - 1;
+  slot_sync(inwarp); // complex: the staging buffer becomes the PCR rows
 
   // The next thread's first interior row: a shuffle when the system fits
   // in a warp (P <= 32, no barriers), shared memory otherwise.
-  const bool inwarp = P <= 32, last = lp == P - 1;
   T alN, beN, gaN;
   if (inwarp) {
     alN = shfl_down(al0, 1, P);
@@ -468,13 +482,15 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
       mine[k] = xn;
     }
   }
-  __syncthreads();
-  if (out)
-    for (int i = lp; i < nl; i += P)
-      out[i] = buf[i + i / M];
+  slot_sync(inwarp);
+  if (out) {
+    T *o = out + lp;
+    for (unsigned i = (unsigned)lp; i < (unsigned)nl; i += (unsigned)P, o += P)
+      *o = buf[i + i / M];
+  }
   if (live && bad)
     atomicOr(flag, 1);
-  __syncthreads(); // before the buffers are reused
+  slot_sync(inwarp); // before the buffers are reused
 }
 
 // The shared memory part_stage_facs (below) takes for factors F: the
@@ -511,31 +527,62 @@ template <class T, class F> __device__ inline T *part_stage_facs(F &C, int npad,
   return sbase;
 }
 
+// A slot thread's walk over its rows lp, lp + P, ... of a right-hand
+// side's sources, their pointers stepped by P: one 64-bit add per source
+// and row, where indexing formed base + 4 i in 64 bits (four integer
+// instructions per source and row, and a test of gl, in the SASS of the 3D
+// float kernel). Without gL, gR (forward) gl and gr alias s0, as unused
+// sources do in LevelRhs, and are not read.
+template <class T> struct RhsWalk {
+  const T *s0, *s1, *s2, *gl, *gr;
+
+  __device__ RhsWalk(const LevelRhs<T> &R, int lp)
+      : s0(R.s0 + lp), s1(R.s1 + lp), s2(R.s2 + lp), gl((R.gl ? R.gl : R.s0) + lp),
+        gr((R.gl ? R.gr : R.s0) + lp)
+  {
+  }
+  __device__ void step(int P)
+  {
+    s0 += P;
+    s1 += P;
+    s2 += P;
+    gl += P;
+    gr += P;
+  }
+};
+
 // The right-hand sides of two systems with the same sources (batch and
 // eigenvalue block), each source entry loaded once: the operations of
-// LevelRhs::at, in its order, for each.
+// LevelRhs::at, in its order, for each. Thread lp's rows lp + k P, k < M,
+// are the slot's npad = P M rows; rows from nl on are zero. Row i sits at
+// i + i / M in the buffers (unsigned: a shift, not a signed division).
 template <class T, int M>
 __device__ inline void stage_pair(const LevelRhs<T> &A, const LevelRhs<T> &B, T *bufA, T *bufB,
                                   int lp, int P, int npad, int nl)
 {
-  for (int i = lp; i < npad; i += P) {
+  RhsWalk<T> w(A, lp);
+  const bool back = A.gl != nullptr;
+  // A loop over i < npad, not k < M: with M's constant trip count the
+  // compiler unrolled it differently, and the fused kernels at 16 rows
+  // spilled hundreds of bytes more (ptxas, sm_90).
+  for (unsigned i = (unsigned)lp; i < (unsigned)npad; i += (unsigned)P, w.step(P)) {
     T ra = T(0), rb = T(0);
-    if (i < nl) {
-      const T v0 = A.s0[i];
+    if (i < (unsigned)nl) {
+      const T v0 = *w.s0;
       ra = A.w0 * v0;
       rb = B.w0 * v0;
       if (A.nd > 1) {
-        const T v1 = A.s1[i];
+        const T v1 = *w.s1;
         ra += A.w1 * v1;
         rb += B.w1 * v1;
       }
       if (A.nd > 2) {
-        const T v2 = A.s2[i];
+        const T v2 = *w.s2;
         ra += A.w2 * v2;
         rb += B.w2 * v2;
       }
-      if (A.gl) {
-        const T vl = A.gl[i], vr = A.gr[i];
+      if (back) {
+        const T vl = *w.gl, vr = *w.gr;
         ra -= A.wf * vl;
         rb -= B.wf * vl;
         ra -= A.wl * vr;
@@ -547,11 +594,27 @@ __device__ inline void stage_pair(const LevelRhs<T> &A, const LevelRhs<T> &B, T 
   }
 }
 
+// One system's right-hand side: LevelRhs::at's operations, in its order.
 template <class T, int M>
 __device__ inline void stage_one(const LevelRhs<T> &R, T *buf, int lp, int P, int npad, int nl)
 {
-  for (int i = lp; i < npad; i += P)
-    buf[i + i / M] = i < nl ? R.at((size_t)i) : T(0);
+  RhsWalk<T> w(R, lp);
+  const bool back = R.gl != nullptr;
+  for (unsigned i = (unsigned)lp; i < (unsigned)npad; i += (unsigned)P, w.step(P)) {
+    T r = T(0);
+    if (i < (unsigned)nl) {
+      r = R.w0 * *w.s0;
+      if (R.nd > 1)
+        r += R.w1 * *w.s1;
+      if (R.nd > 2)
+        r += R.w2 * *w.s2;
+      if (back) {
+        r -= R.wf * *w.gl;
+        r -= R.wl * *w.gr;
+      }
+    }
+    buf[i + i / M] = r;
+  }
 }
 
 // F: PartFacs<T> (rows), StagedFacs<T> (rows, staged) or ToepFacs<T> (row
@@ -621,7 +684,7 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T, M, F>(NT))
         stage_one<T, M>(level_rhs(L, bq[q], eq[q], x, g), sb + (size_t)q * P * (M + 1), lp, P,
                         npad, nl);
     }
-    __syncthreads();
+    slot_sync(P <= 32);
 #pragma unroll
     for (int q = 0; q < PAIR; q++) {
       T *buf = sb + (size_t)q * P * (M + 1);
