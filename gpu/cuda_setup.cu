@@ -248,10 +248,11 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
 // 7.2e-5 with 16 rows, 1.2e-3 with 8) and no time (0.400 against 0.412 ms;
 // R32 Poisson 1023^2 0.283 against 0.318 ms; bench/results/
 // 2026-11-23-h100-single). Complex double in 3D takes 4 rows up to n = 128:
-// at 8 its staged kernel spills 244 bytes at 128 registers (3D Helmholtz
+// at 8 its staged kernel spilled 244 bytes at 128 registers (3D Helmholtz
 // C64 127^3 5.16 against 4.85 ms, 63^3 0.78 against 0.64 ms); at 255^3 the
-// 8 rows stay ahead (35.4 against 35.8 ms; bench/results/
-// 2026-11-25-h100-staged-facs).
+// 8 rows stayed ahead (35.4 against 35.8 ms; bench/results/
+// 2026-11-25-h100-staged-facs). Measured before the leaner level 3, after
+// which the 8-row kernel spills 156 bytes (2026-11-25-h100-level3-lean).
 int choose_rows(int requested, int n, int ndim, bool single, bool cplx)
 {
   if (requested < 0)

@@ -361,8 +361,9 @@ template <class T> cudaError_t part_resident_t(State *s)
 
 // The fused kernels' launch plan, at setup (before the factors are
 // uploaded), for the factors the solves will most likely take: ToepTabFacs
-// when the pivot table was allocated (a Toeplitz 2D plan), else PartFacs
-// (ToepFacs' shared memory differs by 16 entries; a plan whose table turns
+// when the pivot table was allocated (a Toeplitz 2D plan), else StagedFacs
+// where part_stages holds (as with_part_facs), else PartFacs (ToepFacs'
+// shared memory differs by 16 entries; a plan whose table turns
 // out unused runs the kernels planned for the table, correct but maybe
 // with fewer blocks per SM than planned).
 // - A direction fuses when its kernel keeps 16 warps per SM (unless

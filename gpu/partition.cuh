@@ -284,9 +284,10 @@ template <class T, int M, class F> __host__ __device__ constexpr int part_smem_p
 // more than occupancy gained: bench/results/2026-11-23-h100-tuning).
 // Staged float factors at 8 rows (3D plans) take four blocks, 64 registers:
 // the kernel is latency bound there, and the 60 bytes the paired kernel
-// then spills cost less than a fourth block gains (H100 255^3 k_part
+// then spilled cost less than a fourth block gains (H100 255^3 k_part
 // 12.75 -> 11.53 ms; at 16 rows, 2D 1023^2, a fourth block lost 2%:
-// bench/results/2026-11-25-h100-staged-facs).
+// bench/results/2026-11-25-h100-staged-facs). Since the leaner level 3 it
+// spills nothing at 64 (bench/results/2026-11-25-h100-level3-lean).
 template <class T, int M, class F> constexpr int part_min_blocks(int NT)
 {
   if (NT > 256)
