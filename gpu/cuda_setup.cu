@@ -297,6 +297,10 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // two systems per pass (tests compare both bitwise; experiments); unset or
   // anything else: part_pair's rule.
   s->pair_mode = pscr_env_switch("PSCR_CUDA_PAIR");
+  // PSCR_CUDA_STAGE=0: k_part reads its factor table from global memory
+  // even where staged_facs would copy it to shared memory (tests compare
+  // the two bitwise).
+  s->stage_facs = pscr_env_switch("PSCR_CUDA_STAGE") != 0;
   // PSCR_CUDA_COUPLE_PER=0 or 1: the coupling and gather kernels take one
   // entry per thread, or COUPLE_PER wherever the slabs are long enough
   // (tests compare both bitwise: the rule takes several only on grids too
@@ -591,8 +595,8 @@ extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((St
 
 extern "C" void pscr_cuda_state_choices(const void *state, int *rows, int *threads,
                                         int *mdiag, int *toeplitz, int *pivot_table,
-                                        int *fuse_slots, int *fuse_back, int *fuse_min,
-                                        int *early_launch, int *nan_fill)
+                                        int *staged, int *fuse_slots, int *fuse_back,
+                                        int *fuse_min, int *early_launch, int *nan_fill)
 {
   const State *s = (const State *)state;
   const int part = s->rows > 0; // else (probe_pivots' fallback too) plain Thomas
@@ -601,6 +605,7 @@ extern "C" void pscr_cuda_state_choices(const void *state, int *rows, int *threa
   *mdiag = part && s->part_mdiag;
   *toeplitz = part && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
   *pivot_table = part && s->ptab_on;
+  *staged = part && pscr_cuda::staged_facs(s, s->rows, s->elem);
   *fuse_slots = part ? s->fuse_slots : 0;
   *fuse_back = part && s->fuse_slots > 0 && s->fuse_back ? 1 + s->fuse_back4 : 0;
   *fuse_min = s->fuse_min;

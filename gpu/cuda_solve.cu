@@ -112,7 +112,7 @@ PartShape part_shape(const State *s, size_t units, int per_thread, int resident 
 
 // go(C, smem) with the plan's level-3 factors C, ToepFacs when they are
 // used (ToepTabFacs with the pivot table of a 2D plan), else StagedFacs
-// where part_stages holds, else PartFacs, and the shared memory that C's
+// where staged_facs holds, else PartFacs, and the shared memory that C's
 // staging adds.
 template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, Go &&go)
 {
@@ -130,7 +130,7 @@ template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, G
   C.md = C.ad + np;
   C.ao = C.md + np;
   C.mo = s->part_mdiag ? nullptr : C.ao + np;
-  if (part_stages(P, M, sizeof(T)))
+  if (staged_facs(s, M, sizeof(T)))
     return go(StagedFacs<T>{C}, part_staging_bytes<T, M, StagedFacs<T>>(P));
   return go(C, part_staging_bytes<T, M, PartFacs<T>>(P));
 }
@@ -335,7 +335,7 @@ cudaError_t part_per_sm(const State *s, bool pair, size_t staging, int *per_sm)
 template <class T, int M> cudaError_t part_resident_m(State *s)
 {
   using F = StagedFacs<T>;
-  if (!part_stages(s->part_p, M, sizeof(T)))
+  if (!staged_facs(s, M, sizeof(T)))
     return cudaSuccess;
   const size_t staging = part_staging_bytes<T, M, F>(s->part_p);
   const int pairs = part_ysmem<T>() ? 2 : 1;
@@ -362,7 +362,7 @@ template <class T> cudaError_t part_resident_t(State *s)
 // The fused kernels' launch plan, at setup (before the factors are
 // uploaded), for the factors the solves will most likely take: ToepTabFacs
 // when the pivot table was allocated (a Toeplitz 2D plan), else StagedFacs
-// where part_stages holds (as with_part_facs), else PartFacs (ToepFacs'
+// where staged_facs holds (as with_part_facs), else PartFacs (ToepFacs'
 // shared memory differs by 16 entries; a plan whose table turns
 // out unused runs the kernels planned for the table, correct but maybe
 // with fewer blocks per SM than planned).
@@ -424,7 +424,7 @@ template <class T, int M> cudaError_t part_sum_plan_m(State *s, bool always)
   if constexpr (part_toep_inst<T, M>())
     if (s->ptab)
       return part_sum_plan_f<T, M, ToepTabFacs<T>>(s, always);
-  if (part_stages(s->part_p, M, sizeof(T)))
+  if (staged_facs(s, M, sizeof(T)))
     return part_sum_plan_f<T, M, StagedFacs<T>>(s, always);
   return part_sum_plan_f<T, M, PartFacs<T>>(s, always);
 }

@@ -78,6 +78,7 @@ struct State {
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
   int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
+  int stage_facs;      // k_part stages small factor tables in shared memory (staged_facs)
   int couple_mode;     // PSCR_CUDA_COUPLE_PER: -1 couple_grid's rule, 0 one entry per
                        // thread, 1 COUPLE_PER entries wherever the slabs have them
   int fuse_slots;      // 2D: slots of k_part_sum on the device (the back kernel's when
@@ -122,6 +123,15 @@ inline bool pdl_take(const State *s)
   const bool early = s->pdl && s->pdl_armed;
   s->pdl_armed = 1;
   return early;
+}
+
+// Whether k_part (and k_part_sum) of M rows per thread stage the plan's
+// factor table (StagedFacs): where part_stages holds for the plan's P,
+// unless PSCR_CUDA_STAGE=0 (State::stage_facs). ToepFacs come first where
+// part_toep_used (which needs a table too large to stage).
+inline bool staged_facs(const State *s, int M, size_t es)
+{
+  return s->stage_facs && part_stages(s->part_p, M, es);
 }
 
 // Profiling mode: record that the launch just enqueued belongs to `kind`.

@@ -103,7 +103,8 @@ pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void
 void pscr_cuda_state_destroy(void *state);
 /* What the state chose at setup: the level-3 solver (rows per thread, 0:
    plain Thomas; threads per subproblem; whether it takes the pivot table,
-   2D Toeplitz plans, partition.cuh), the slots of the fused level-3 and
+   2D Toeplitz plans, partition.cuh; whether it stages its factor table in
+   shared memory, staged_facs), the slots of the fused level-3 and
    sums kernel (0: the sums are a separate pass) with the shortest fused
    item (pscr_cuda_fused_eigs), whether the back substitution fuses too
    (fuse_back 0: no; 1: its levels of up to 3 sums; 2: also the merged top
@@ -111,8 +112,8 @@ void pscr_cuda_state_destroy(void *state);
    (launch.cuh), and whether every solve fills u with NaN (nan_fill: the
    plan's pivots fail with plain Thomas too; probe_pivots). */
 void pscr_cuda_state_choices(const void *state, int *rows, int *threads, int *mdiag,
-                             int *toeplitz, int *pivot_table, int *fuse_slots, int *fuse_back,
-                             int *fuse_min, int *early_launch, int *nan_fill);
+                             int *toeplitz, int *pivot_table, int *staged, int *fuse_slots,
+                             int *fuse_back, int *fuse_min, int *early_launch, int *nan_fill);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

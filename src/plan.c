@@ -591,6 +591,7 @@ pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
   info->level3_threads_per_system = p->level3_rows > 0 ? p->level3_threads : 1;
   info->level3_toeplitz = p->level3_toeplitz;
   info->level3_pivot_table = p->level3_pivot_table;
+  info->level3_staged = p->level3_staged;
   info->level3_fused_levels = pscr_cost_fused_levels(p);
   info->level3_fused_back = info->level3_fused_levels > 0 && p->level3_fuse_back;
   info->cuda_early_launch = p->cuda_early_launch;

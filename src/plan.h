@@ -60,8 +60,9 @@ struct pscr_plan {
      off-diagonal of a diagonal M_l (one multiply-add per row less).
      level3_toeplitz: it forms M_l, A_l from scalars (pscr_info). */
   int level3_rows, level3_threads, level3_mdiag, level3_toeplitz;
-  /* level3_pivot_table: it takes the chunks' pivots from a table (pscr_info). */
-  int level3_pivot_table;
+  /* level3_pivot_table: it takes the chunks' pivots from a table (pscr_info).
+     level3_staged: it copies the factor table to shared memory (pscr_info). */
+  int level3_pivot_table, level3_staged;
   /* CUDA, 2D: the slots of the level-3 kernel that adds up the weighted sums
      (0: none), whether the back substitution does so too (0: the forward
      reduction only; 1: back levels of up to 3 sums; 2: also the 4 of a

@@ -225,6 +225,7 @@ START_TEST(cost_model)
   ck_assert_int_eq(info.level3_rows_per_thread, 0);
   ck_assert_int_eq(info.level3_toeplitz, 0);
   ck_assert_int_eq(info.level3_pivot_table, 0);
+  ck_assert_int_eq(info.level3_staged, 0);
   ck_assert_int_eq(info.level3_fused_levels, 0);
   ck_assert_int_eq(info.level3_fused_back, 0);
   ck_assert_int_eq(info.cuda_early_launch, 0);

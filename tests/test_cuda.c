@@ -16,6 +16,8 @@
  * and its fused weighted sums (PSCR_CUDA_FUSE) against the separate pass;
  * the coupling and gather kernels with several entries per thread
  * (PSCR_CUDA_COUPLE_PER) bitwise equal to one entry;
+ * its factor table staged in shared memory bitwise equal to the table read
+ * from device memory (PSCR_CUDA_STAGE);
  * the merged top level of n = 4^j against the plain levels (PSCR_MERGE_TOP).
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
@@ -784,6 +786,76 @@ START_TEST(couple_per_against_one)
   free(f);
   free(u0);
   free(u1);
+  op_free(&o);
+}
+END_TEST
+
+/* k_part with its factor table staged in shared memory (StagedFacs)
+   against the same table read from device memory (PSCR_CUDA_STAGE=0 at
+   plan time). The rows are eliminated by the same operations from the same
+   values, so the solutions agree bitwise. Random (not Toeplitz) pencils, so
+   that the table is what k_part reads; last dimensions of 65, 100 and 120
+   rows, whose tables stage at every rows-per-thread choice and dtype (4 P M
+   entries of at most 16 KiB, P <= 256: pscr_info.level3_staged must say
+   so, and 0 for the unstaged plan). PSCR_CUDA_FUSE=0 for both plans: the
+   fused kernels size their items by their occupancy, which staging
+   changes, and add the sums in that grouping. A batch of 3 of the unstaged
+   plan gives bitwise its single solves. */
+static const int stage_sizes[][3] = {{40, 120, 0}, {9, 100, 0}, {6, 11, 65}};
+#define N_STAGE_SIZES ((int)(sizeof stage_sizes / sizeof stage_sizes[0]))
+static const int stage_rows[] = {2, 4, 8, 16};
+
+static pscr_plan *make_stage_plan(const op *o, int rows, int staged, int max_batch)
+{
+  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "0", 1), 0);
+  if (!staged)
+    ck_assert_int_eq(setenv("PSCR_CUDA_STAGE", "0", 1), 0);
+  pscr_plan *plan = make_batch_plan(o, max_batch, rows);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_STAGE"), 0);
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  return plan;
+}
+
+START_TEST(staged_against_unstaged)
+{
+  const int rows = stage_rows[_i % 4], dt = (_i / 4) % 4, *sz = stage_sizes[_i / 16];
+  const int ndim = sz[2] ? 3 : 2;
+  op o;
+  make_op(&o, dt >= 2 ? RANDOM_COMPLEX : RANDOM_SPD, ndim, sz, 9800u + (uint64_t)_i);
+  if (dt % 2)
+    op_to_single(&o);
+  const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9850u + (uint64_t)_i);
+  void *us = malloc(bytes), *uu = malloc(bytes);
+  ck_assert(us && uu);
+  pscr_plan *ps = make_stage_plan(&o, rows, 1, 3), *pu = make_stage_plan(&o, rows, 0, 3);
+  pscr_info is, iu;
+  ck_assert_int_eq(pscr_plan_info(ps, &is), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_info(pu, &iu), PSCR_SUCCESS);
+  ck_assert_int_eq(is.level3_rows_per_thread, rows);
+  ck_assert_int_eq(iu.level3_rows_per_thread, rows);
+  ck_assert_int_eq(is.level3_threads_per_system, iu.level3_threads_per_system);
+  ck_assert_msg(4L * is.level3_threads_per_system * rows * (long)tu_dtype_size(o.dtype) <=
+                        16384 &&
+                    is.level3_threads_per_system <= 256,
+                "case %d: P %d, M %d: a table this size does not stage", _i,
+                is.level3_threads_per_system, rows);
+  ck_assert_msg(is.level3_staged == 1 && iu.level3_staged == 0,
+                "case %d: level3_staged %d by default, %d with PSCR_CUDA_STAGE=0", _i,
+                is.level3_staged, iu.level3_staged);
+  ck_assert_int_eq(pscr_solve(ps, f, us), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(pu, f, uu), PSCR_SUCCESS);
+  ck_assert_msg(memcmp(us, uu, bytes) == 0,
+                "case %d (%dD %d x %d x %d %s rows %d): staged factors differ from unstaged", _i,
+                ndim, sz[0], sz[1], sz[2] ? sz[2] : 1, dtype_names[o.dtype], rows);
+  const double b = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), us, f);
+  ck_assert_msg(b <= case_bound(&o), "case %d: backward error %.3e", _i, b);
+  check_batch3(pu, &o, 9860u + 3u * (uint64_t)_i, "unstaged", _i);
+  pscr_plan_destroy(ps);
+  pscr_plan_destroy(pu);
+  free(f);
+  free(us);
+  free(uu);
   op_free(&o);
 }
 END_TEST
@@ -1695,6 +1767,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, pivot_table_not_used, 0, 4);
   tcase_add_loop_test(tc, fused_against_unfused, 0, N_FUSE_SIZES * 4 * N_FUSE_ROWS);
   tcase_add_loop_test(tc, couple_per_against_one, 0, N_COUPLE_SIZES * 4);
+  tcase_add_loop_test(tc, staged_against_unstaged, 0, N_STAGE_SIZES * 16);
   tcase_add_loop_test(tc, merged_top_against_plain, 0, N_MERGE_SIZES * 16);
   tcase_add_loop_test(tc, early_launch_against_serial, 0, 8);
   tcase_add_loop_test(tc, graph_capture, 0, 6);
