@@ -154,8 +154,8 @@ static void pscr_cuda_read_choices(pscr_plan *p)
 {
   pscr_cuda_state_choices(p->backend_data, &p->level3_rows, &p->level3_threads,
                           &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
-                          &p->level3_staged, &p->level3_fuse_slots, &p->level3_fuse_back, &p->level3_fuse_min,
-                          &p->cuda_early_launch, &p->cuda_nan_fill);
+                          &p->level3_staged, &p->level3_fuse_slots, &p->level3_fuse_back,
+                          &p->level3_fuse_min, &p->cuda_early_launch, &p->cuda_nan_fill);
 }
 
 static pscr_status pscr_cuda_setup(pscr_plan *p)

@@ -410,11 +410,11 @@ typedef struct pscr_info {
   /**
    * 1 when each thread block of the CUDA level-3 solver first copies the
    * last dimension's factor table (4 P M values) to shared memory and
-   * reads it from there: tables of at most 16 KiB with P <= 256 that the
-   * Toeplitz form does not serve. 0 otherwise (the table is read from
-   * device memory per row). The solutions are bitwise those of the
-   * unstaged path. PSCR_CUDA_STAGE=0 in the environment at plan time turns
-   * it off.
+   * reads it from there: tables of at most 16 KiB with P <= 256. 0
+   * otherwise: a larger table is read from device memory per row (or
+   * formed from row classes, level3_toeplitz). The solutions are bitwise
+   * those of the unstaged path. PSCR_CUDA_STAGE=0 in the environment at
+   * plan time turns it off.
    */
   int level3_staged;
   /**

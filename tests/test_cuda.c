@@ -735,6 +735,15 @@ START_TEST(paired_against_unpaired)
 }
 END_TEST
 
+/* A random pencil op of the path comparisons below: RANDOM_COMPLEX or
+   RANDOM_SPD, rounded to single precision when `single`. */
+static void make_random_op(op *o, int cplx, int single, int ndim, const int *n, uint64_t seed)
+{
+  make_op(o, cplx ? RANDOM_COMPLEX : RANDOM_SPD, ndim, n, seed);
+  if (single)
+    op_to_single(o);
+}
+
 /* The coupling and gather kernels with COUPLE_PER entries per thread
    against one (PSCR_CUDA_COUPLE_PER=1 against =0). The automatic rule
    takes several only on grids of 16 blocks per SM and more (2D 4095^2,
@@ -766,9 +775,7 @@ START_TEST(couple_per_against_one)
   const int dt = _i % 4, *sz = couple_sizes[_i / 4];
   const int ndim = sz[2] ? 3 : 2;
   op o;
-  make_op(&o, dt >= 2 ? RANDOM_COMPLEX : RANDOM_SPD, ndim, sz, 9600u + (uint64_t)_i);
-  if (dt % 2)
-    op_to_single(&o);
+  make_random_op(&o, dt >= 2, dt % 2, ndim, sz, 9600u + (uint64_t)_i);
   const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
   void *f = random_vector(&o, 9650u + (uint64_t)_i);
   void *u0 = solve_couple_per(&o, "0", f, bytes), *u1 = solve_couple_per(&o, "1", f, bytes);
@@ -821,9 +828,7 @@ START_TEST(staged_against_unstaged)
   const int rows = stage_rows[_i % 4], dt = (_i / 4) % 4, *sz = stage_sizes[_i / 16];
   const int ndim = sz[2] ? 3 : 2;
   op o;
-  make_op(&o, dt >= 2 ? RANDOM_COMPLEX : RANDOM_SPD, ndim, sz, 9800u + (uint64_t)_i);
-  if (dt % 2)
-    op_to_single(&o);
+  make_random_op(&o, dt >= 2, dt % 2, ndim, sz, 9800u + (uint64_t)_i);
   const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
   void *f = random_vector(&o, 9850u + (uint64_t)_i);
   void *us = malloc(bytes), *uu = malloc(bytes);
@@ -887,9 +892,7 @@ START_TEST(fused_against_unfused)
   const int *sz = fuse_sizes[rest / 4];
   const int n[3] = {sz[0], sz[1], 1};
   op o;
-  make_op(&o, cplx ? RANDOM_COMPLEX : RANDOM_SPD, 2, n, 9900u + (uint64_t)_i);
-  if (single)
-    op_to_single(&o);
+  make_random_op(&o, cplx, single, 2, n, 9900u + (uint64_t)_i);
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
   ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
   pscr_plan *p1 = make_batch_plan(&o, 3, rows);
@@ -1001,9 +1004,7 @@ START_TEST(merged_top_against_plain)
   const int cplx = rest % 2, single = (rest / 2) % 2, *sz = merge_sizes[rest / 4];
   const int ndim = sz[2] ? 3 : 2;
   op o;
-  make_op(&o, cplx ? RANDOM_COMPLEX : RANDOM_SPD, ndim, sz, 9970u + (uint64_t)_i);
-  if (single)
-    op_to_single(&o);
+  make_random_op(&o, cplx, single, ndim, sz, 9970u + (uint64_t)_i);
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
   const char *fs = fuse ? "1" : "0";
   pscr_plan *pm = make_merge_plan(&o, "1", fs, rows), *pp = make_merge_plan(&o, "0", fs, rows);
