@@ -20,18 +20,32 @@ template <class T> struct LevelRhs {
   T w0, w1, w2, wf, wl;
   int nd;
 
-  __device__ T at(size_t t) const
+  // The entry from its sources' entries: src(q) gives that of s0, s1, s2,
+  // gl, gr for q = 0..4, and is called only for the sources the level uses,
+  // in this order; back: gl != NULL (a caller that steps its own pointers
+  // tests it once and need not keep gl live). at() below and k_part's
+  // staging (partition.cuh stage_one) form their entries here; stage_pair
+  // spells these operations out for two systems, interleaved.
+  template <class Src> __device__ __forceinline__ T form(Src src, bool back) const
   {
-    T r = w0 * s0[t];
+    T r = w0 * src(0);
     if (nd > 1)
-      r += w1 * s1[t];
+      r += w1 * src(1);
     if (nd > 2)
-      r += w2 * s2[t];
-    if (gl) {
-      r -= wf * gl[t];
-      r -= wl * gr[t];
+      r += w2 * src(2);
+    if (back) {
+      r -= wf * src(3);
+      r -= wl * src(4);
     }
     return r;
+  }
+
+  __device__ T at(size_t t) const
+  {
+    // The pointers by value: a lambda that captured `this` took up to 3 more
+    // registers in k_thomas (ptxas sm_90).
+    const T *const src[5] = {s0, s1, s2, gl, gr};
+    return form([=](int q) { return src[q][t]; }, gl != nullptr);
   }
 };
 

@@ -542,6 +542,11 @@ template <class T> struct RhsWalk {
         gr((R.gl ? R.gr : R.s0) + lp)
   {
   }
+  // Source q's entry (LevelRhs::form's numbering).
+  __device__ T at(int q) const
+  {
+    return q == 0 ? *s0 : q == 1 ? *s1 : q == 2 ? *s2 : q == 3 ? *gl : *gr;
+  }
   __device__ void step(int P)
   {
     s0 += P;
@@ -553,10 +558,12 @@ template <class T> struct RhsWalk {
 };
 
 // The right-hand sides of two systems with the same sources (batch and
-// eigenvalue block), each source entry loaded once: the operations of
-// LevelRhs::at, in its order, for each. Thread lp's rows lp + k P, k < M,
-// are the slot's npad = P M rows; rows from nl on are zero. Row i sits at
-// i + i / M in the buffers (unsigned: a shift, not a signed division).
+// eigenvalue block), each source entry loaded once: LevelRhs::form's
+// operations for each, interleaved. (Two calls of form on entries loaded
+// once took 2 to 6 more registers in the paired kernels, ptxas sm_90.)
+// Thread lp's rows lp + k P, k < M, are the slot's npad = P M rows; rows
+// from nl on are zero. Row i sits at i + i / M in the buffers (unsigned: a
+// shift, not a signed division).
 template <class T, int M>
 __device__ inline void stage_pair(const LevelRhs<T> &A, const LevelRhs<T> &B, T *bufA, T *bufB,
                                   int lp, int P, int npad, int nl)
@@ -595,7 +602,8 @@ __device__ inline void stage_pair(const LevelRhs<T> &A, const LevelRhs<T> &B, T 
   }
 }
 
-// One system's right-hand side: LevelRhs::at's operations, in its order.
+// One system's right-hand side, by LevelRhs::form (w captured by value: by
+// reference, the complex kernels took 2 more registers).
 template <class T, int M>
 __device__ inline void stage_one(const LevelRhs<T> &R, T *buf, int lp, int P, int npad, int nl)
 {
@@ -603,17 +611,8 @@ __device__ inline void stage_one(const LevelRhs<T> &R, T *buf, int lp, int P, in
   const bool back = R.gl != nullptr;
   for (unsigned i = (unsigned)lp; i < (unsigned)npad; i += (unsigned)P, w.step(P)) {
     T r = T(0);
-    if (i < (unsigned)nl) {
-      r = R.w0 * *w.s0;
-      if (R.nd > 1)
-        r += R.w1 * *w.s1;
-      if (R.nd > 2)
-        r += R.w2 * *w.s2;
-      if (back) {
-        r -= R.wf * *w.gl;
-        r -= R.wl * *w.gr;
-      }
-    }
+    if (i < (unsigned)nl)
+      r = R.form([w](int q) { return w.at(q); }, back);
     buf[i + i / M] = r;
   }
 }
