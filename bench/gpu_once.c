@@ -2,10 +2,12 @@
  * pscr-gpu-once: one problem on the CUDA backend with a chosen level-3 solver,
  * for tuning and profiling (pscr-bench is the benchmark).
  *
- *   pscr-gpu-once KIND N [ROWS] [--nrhs K]
+ *   pscr-gpu-once KIND N [ROWS] [--nrhs K] [--float]
  *     KIND: p2, h2, p3, h3 (Poisson / Helmholtz, 2D / 3D), N: n per dimension,
  *     ROWS: pscr_options.cuda_rows_per_thread (0 automatic, -1 serial Thomas),
- *     K: also time batches of K right-hand sides (the plan gets max_batch K).
+ *     K: also time batches of K right-hand sides (the plan gets max_batch K),
+ *     --float: single precision (R32 / C32; the problem's pencils, shift
+ *     and load vector rounded to float), else double (R64 / C64).
  *
  * Verifies a host-API solve (backward and discretization error), then times
  * pscr_solve_device as pscr-bench does (gpu_timing.c: CUDA events, median and
@@ -31,7 +33,7 @@
 enum { REPEAT = 20 };
 
 /* PSCR_ONCE: one device solve, nothing else on the device. */
-static int solve_once(pscr_plan *plan, const double *b, size_t bytes)
+static int solve_once(pscr_plan *plan, const void *b, size_t bytes)
 {
   void *df = NULL, *du = NULL;
   int rc = 1;
@@ -71,19 +73,21 @@ typedef struct batch_timing {
   } while (0)
 
 /*
- * K right-hand sides f_r = (r + 1) b of nval elements (2 nval doubles when
- * cplx), contiguous on the device. once: one batch solve and nothing else
+ * K right-hand sides f_r = (r + 1) b of nval values of dtype, contiguous on
+ * the device. once: one batch solve and nothing else
  * (PSCR_ONCE). Otherwise GPU_WARMUP untimed rounds, then REPEAT rounds of
  * [event, K x pscr_solve_device, event, pscr_solve_device_batch, event] on
  * one stream, the medians of both intervals, and the bitwise comparison of
  * the two results. Returns 0 on success.
  */
-static int time_batch(pscr_plan *plan, const double *b, size_t nval, int cplx, int K, int once,
-                      batch_timing *bt)
+static int time_batch(pscr_plan *plan, const void *b, size_t nval, pscr_dtype dtype, int K,
+                      int once, batch_timing *bt)
 {
-  const size_t words = nval * (cplx ? 2 : 1), bytes = words * sizeof(double);
-  const size_t all = (size_t)K * bytes;
-  double *h = NULL, *hb = NULL, *ms1 = NULL, *msb = NULL;
+  const int single = dtype == PSCR_R32 || dtype == PSCR_C32;
+  const size_t bytes = gpu_dtype_bytes(dtype, nval), all = (size_t)K * bytes;
+  const size_t words = bytes / (single ? sizeof(float) : sizeof(double));
+  void *h = NULL, *hb = NULL;
+  double *ms1 = NULL, *msb = NULL;
   void *df = NULL, *du = NULL, *dv = NULL;
   cudaStream_t s = NULL;
   cudaEvent_t ev[3 * REPEAT];
@@ -98,8 +102,12 @@ static int time_batch(pscr_plan *plan, const double *b, size_t nval, int cplx, i
     goto out;
   }
   for (int r = 0; r < K; r++)
-    for (size_t i = 0; i < words; i++)
-      h[(size_t)r * words + i] = (r + 1) * b[i];
+    for (size_t i = 0; i < words; i++) {
+      if (single)
+        ((float *)h)[(size_t)r * words + i] = (float)(r + 1) * ((const float *)b)[i];
+      else
+        ((double *)h)[(size_t)r * words + i] = (r + 1) * ((const double *)b)[i];
+    }
   BT_CUDA(bt, out, cudaMalloc(&df, all));
   BT_CUDA(bt, out, cudaMalloc(&du, all));
   BT_CUDA(bt, out, cudaMemcpy(df, h, all, cudaMemcpyHostToDevice));
@@ -162,12 +170,14 @@ out:
 
 int main(int argc, char **argv)
 {
-  /* --nrhs K may stand anywhere; the rest are positional. */
-  int nrhs = 0, npos = 0;
+  /* --nrhs K and --float may stand anywhere; the rest are positional. */
+  int nrhs = 0, npos = 0, single = 0;
   char *pos[4] = {NULL, NULL, NULL, NULL};
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--nrhs") && a + 1 < argc)
       nrhs = atoi(argv[++a]);
+    else if (!strcmp(argv[a], "--float"))
+      single = 1;
     else if (npos < 4)
       pos[npos++] = argv[a];
     else
@@ -176,7 +186,7 @@ int main(int argc, char **argv)
   if (npos < 2 || npos > 3 || strlen(pos[0]) != 2 || (pos[0][0] != 'p' && pos[0][0] != 'h') ||
       (pos[0][1] != '2' && pos[0][1] != '3') || nrhs < 0 ||
       (argc > 1 && !strcmp(argv[argc - 1], "--nrhs"))) {
-    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS] [--nrhs K]\n", argv[0]);
+    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float]\n", argv[0]);
     return 2;
   }
   const char *kind = pos[0];
@@ -186,6 +196,7 @@ int main(int argc, char **argv)
   pscr_problem *pb = NULL;
   pscr_plan *plan = NULL;
   double *b = NULL, *u = NULL, *ue = NULL, *au = NULL;
+  float *store = NULL, *bf = NULL, *uf = NULL, shift32[2];
   int rc = 1;
   pscr_status st = pscr_problem_create(&pb, helm ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON,
                                        ndim, sizes, NULL, 0.0, 0.5 * (n - 1));
@@ -194,13 +205,29 @@ int main(int argc, char **argv)
     return 1;
   }
   const int cplx = pb->dtype == PSCR_C64;
-  const size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2], bytes = N * (cplx ? 16 : 8);
+  const pscr_dtype dtype = !single ? pb->dtype : cplx ? PSCR_C32 : PSCR_R32;
+  const char *dname = (const char *[]){"R32", "R64", "C32", "C64"}[2 * cplx + !single];
+  const size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2], words = N * (cplx ? 2 : 1);
+  const size_t bytes = words * sizeof(double);
   b = malloc(bytes);
   u = malloc(bytes);
   ue = malloc(bytes);
   au = malloc(bytes);
   if (!b || !u || !ue || !au || pscr_problem_manufactured(pb, b, ue))
     goto out;
+  pscr_pencil pen[3];
+  memcpy(pen, pb->pencils, sizeof pen);
+  if (single) { /* the float problem: pencils, shift and b rounded */
+    bf = malloc(words * sizeof *bf);
+    uf = malloc(words * sizeof *uf);
+    if (!bf || !uf || cli_float_pencils(pb, pen, shift32, &store))
+      goto out;
+    for (size_t i = 0; i < words; i++)
+      bf[i] = (float)b[i];
+  }
+  /* The solve's own f and u: b and u, or their float copies. */
+  const void *hf = single ? (const void *)bf : (const void *)b;
+  void *hu = single ? (void *)uf : (void *)u;
   pscr_options o;
   pscr_options_init(&o);
   o.backend = PSCR_BACKEND_CUDA;
@@ -209,39 +236,46 @@ int main(int argc, char **argv)
   if (nrhs > 0)
     o.max_batch = nrhs; /* one launch sequence for the whole batch */
   double t0 = cli_now();
-  if ((st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, &o)) ||
-      (st = pscr_solve(plan, b, u))) {
-    fprintf(stderr, "%s n=%d: %s (%s)\n", kind, n, pscr_status_string(st), pscr_last_error());
+  if ((st = pscr_plan_create(&plan, dtype, ndim, pen,
+                             single ? (const void *)shift32 : (const void *)pb->shift, &o)) ||
+      (st = pscr_solve(plan, hf, hu))) {
+    fprintf(stderr, "%s n=%d %s: %s (%s)\n", kind, n, dname, pscr_status_string(st),
+            pscr_last_error());
     goto out;
   }
   const double plan_s = cli_now() - t0;
+  for (size_t i = 0; single && i < words; i++)
+    u[i] = uf[i];
+  /* Against the double problem: for float, of the order of float's epsilon. */
   double berr, derr;
   cli_verify(pb, b, u, ue, au, &berr, &derr);
   if (getenv("PSCR_ONCE")) {
     batch_timing bt;
-    rc = nrhs > 0 ? time_batch(plan, b, N, cplx, nrhs, 1, &bt) : solve_once(plan, b, bytes);
+    rc = nrhs > 0 ? time_batch(plan, hf, N, dtype, nrhs, 1, &bt)
+                  : solve_once(plan, hf, gpu_dtype_bytes(dtype, N));
     if (rc && nrhs > 0)
       fprintf(stderr, "device batch: %s\n", bt.msg);
     goto out;
   }
   gpu_timing t;
-  if ((st = gpu_time_solve(plan, 0, cplx, N, b, u, REPEAT, &t))) {
+  if ((st = gpu_time_solve(plan, 0, dtype, N, hf, hu, REPEAT, &t))) {
     fprintf(stderr, "device timing: %s (%s)\n", pscr_status_string(st), t.msg);
     goto out;
   }
-  printf("%s n=%d rows=%d plan %.3f s  device solve median %.3f ms min %.3f ms  berr %.2e  "
+  printf("%s n=%d %s rows=%d plan %.3f s  device solve median %.3f ms min %.3f ms  berr %.2e  "
          "derr %.2e  device-vs-host %.1e\n",
-         kind, n, rows, plan_s, t.solve_ms_median, t.solve_ms_min, berr, derr, t.rel_diff);
+         kind, n, dname, rows, plan_s, t.solve_ms_median, t.solve_ms_min, berr, derr,
+         t.rel_diff);
   if (nrhs > 0) {
     batch_timing bt;
-    if (time_batch(plan, b, N, cplx, nrhs, 0, &bt)) {
+    if (time_batch(plan, hf, N, dtype, nrhs, 0, &bt)) {
       fprintf(stderr, "batch timing: %s\n", bt.msg);
       goto out;
     }
-    printf("%s n=%d rows=%d nrhs=%d  per right-hand side: %d x pscr_solve_device %.3f ms, "
+    printf("%s n=%d %s rows=%d nrhs=%d  per right-hand side: %d x pscr_solve_device %.3f ms, "
            "pscr_solve_device_batch %.3f ms (x%.2f)  median of %d  batch == single bitwise: "
            "%s\n",
-           kind, n, rows, nrhs, nrhs, bt.single_ms / nrhs, bt.batch_ms / nrhs,
+           kind, n, dname, rows, nrhs, nrhs, bt.single_ms / nrhs, bt.batch_ms / nrhs,
            bt.single_ms / bt.batch_ms, REPEAT, bt.bitwise ? "yes" : "NO");
     if (!bt.bitwise)
       goto out;
@@ -254,5 +288,8 @@ out:
   free(u);
   free(ue);
   free(au);
+  free(store);
+  free(bf);
+  free(uf);
   return rc;
 }

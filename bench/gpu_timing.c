@@ -138,16 +138,33 @@ static pscr_status pscr_solve_fn(void *ctx, const void *d_f, void *d_u, void *st
   return st;
 }
 
-pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, const double *f,
-                           const double *u_ref, int repeat, gpu_timing *t)
+/* max_i |x_i - y_i| over nval values of dtype (y NULL: max |x_i|), in double. */
+static double max_diff(pscr_dtype dtype, size_t nval, const void *x, const void *y)
 {
-  size_t words = nval * (cplx ? 2 : 1), bytes = words * sizeof(double);
+  const int cplx = dtype == PSCR_C32 || dtype == PSCR_C64;
+  if (dtype == PSCR_R64 || dtype == PSCR_C64)
+    return cli_max_diff(cplx, nval, x, y);
+  const float *a = x, *b = y;
+  const size_t words = nval * (cplx ? 2 : 1);
+  double m = 0;
+  for (size_t i = 0; i < words; i += cplx ? 2 : 1) {
+    const double re = (double)a[i] - (b ? b[i] : 0.0f);
+    m = fmax(m, cplx ? hypot(re, (double)a[i + 1] - (b ? b[i + 1] : 0.0f)) : fabs(re));
+  }
+  return m;
+}
+
+pscr_status gpu_time_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t nval,
+                           const void *f, const void *u_ref, int repeat, gpu_timing *t)
+{
+  const size_t bytes = gpu_dtype_bytes(dtype, nval);
   /* Events and scratch of the transfer timing; the solves time themselves. */
   const int nev = 3 * GPU_XFER_REPEAT, nms = GPU_XFER_REPEAT;
   int made = 0;
   pscr_status st = PSCR_SUCCESS;
   void *d_f = NULL, *d_u = NULL;
-  double *h_f = NULL, *h_u = NULL, *ms = NULL;
+  void *h_f = NULL, *h_u = NULL;
+  double *ms = NULL;
   cudaStream_t s = NULL;
   cudaEvent_t *ev = calloc((size_t)nev, sizeof *ev);
 
@@ -161,8 +178,8 @@ pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, c
   GPU_GOTO(t, st, out, cudaSetDevice(device));
   GPU_GOTO(t, st, out, cudaMalloc(&d_f, bytes));
   GPU_GOTO(t, st, out, cudaMalloc(&d_u, bytes));
-  GPU_GOTO(t, st, out, cudaMallocHost((void **)&h_f, bytes));
-  GPU_GOTO(t, st, out, cudaMallocHost((void **)&h_u, bytes));
+  GPU_GOTO(t, st, out, cudaMallocHost(&h_f, bytes));
+  GPU_GOTO(t, st, out, cudaMallocHost(&h_u, bytes));
   GPU_GOTO(t, st, out, cudaStreamCreate(&s));
   for (; made < nev; made++)
     GPU_GOTO(t, st, out, cudaEventCreate(&ev[made]));
@@ -186,7 +203,7 @@ pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, c
 
   /* h_u now holds the device solution: the same as the host API's? */
   t->bitwise = !memcmp(h_u, u_ref, bytes);
-  t->rel_diff = cli_max_diff(cplx, nval, h_u, u_ref) / cli_max_diff(cplx, nval, u_ref, NULL);
+  t->rel_diff = max_diff(dtype, nval, h_u, u_ref) / max_diff(dtype, nval, u_ref, NULL);
 out:
   if (s)
     cudaStreamSynchronize(s);
@@ -203,11 +220,11 @@ out:
   return st;
 }
 
-pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
-                              const double *f, int repeat, double *ms, double *sum_ms,
+pscr_status gpu_profile_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t nval,
+                              const void *f, int repeat, double *ms, double *sum_ms,
                               char *msg, size_t len)
 {
-  const size_t bytes = nval * (cplx ? 2 : 1) * sizeof(double);
+  const size_t bytes = gpu_dtype_bytes(dtype, nval);
   pscr_status st = PSCR_SUCCESS;
   void *d_f = NULL, *d_u = NULL;
   gpu_timing t; /* for the GPU_GOTO / PSCR_GOTO messages */

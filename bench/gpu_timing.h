@@ -37,6 +37,14 @@ typedef struct gpu_timing {
 typedef pscr_status (*gpu_solve_fn)(void *ctx, const void *d_f, void *d_u, void *stream,
                                     char *msg, size_t len);
 
+/* Bytes of nval values of dtype (real or complex, float or double). */
+static inline size_t gpu_dtype_bytes(pscr_dtype dtype, size_t nval)
+{
+  const size_t words = dtype == PSCR_C32 || dtype == PSCR_C64 ? 2 : 1;
+  const size_t es = dtype == PSCR_R32 || dtype == PSCR_C32 ? sizeof(float) : sizeof(double);
+  return nval * words * es;
+}
+
 #if PSCR_HAVE_CUDA
 
 /*
@@ -59,25 +67,25 @@ pscr_status gpu_time_fn(gpu_solve_fn solve, void *ctx, void *stream, void *d_f, 
                         double *median, double *min, char *msg, size_t len);
 
 /*
- * Time pscr_solve_device on a CUDA plan: allocate device f and u, copy f
- * (nval real or complex values) once, GPU_WARMUP untimed solves, then
+ * Time pscr_solve_device on a CUDA plan of @p dtype (the plan's): allocate
+ * device f and u, copy f (nval values of dtype) once, GPU_WARMUP untimed solves, then
  * @p repeat solves each bracketed by events on one stream (median, min);
  * GPU_XFER_REPEAT pinned H2D copies of f and D2H copies of u (median); and
  * compare the device u with @p u_ref, the host API's solution. On error t->msg
  * says which call failed; device memory is released on every path.
  */
-pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval, const double *f,
-                           const double *u_ref, int repeat, gpu_timing *t);
+pscr_status gpu_time_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t nval,
+                           const void *f, const void *u_ref, int repeat, gpu_timing *t);
 
 /*
  * Profile pscr_solve_device per stage kind (pscr_solve_device_profile):
- * copy f (nval values) to the device, one untimed profiled solve, then
+ * copy f (nval values of the plan's dtype) to the device, one untimed profiled solve, then
  * @p repeat profiled solves; ms[k] is the median over them of stage k's
  * milliseconds and *sum_ms the median of their sums. On error msg says
  * which call failed.
  */
-pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
-                              const double *f, int repeat, double *ms, double *sum_ms,
+pscr_status gpu_profile_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t nval,
+                              const void *f, int repeat, double *ms, double *sum_ms,
                               char *msg, size_t len);
 
 #else
@@ -93,11 +101,11 @@ static inline pscr_status gpu_time_fn(gpu_solve_fn solve, void *ctx, void *strea
   return PSCR_ERROR_NOT_SUPPORTED;
 }
 
-static inline pscr_status gpu_profile_solve(pscr_plan *plan, int device, int cplx, size_t nval,
-                                            const double *f, int repeat, double *ms,
+static inline pscr_status gpu_profile_solve(pscr_plan *plan, int device, pscr_dtype dtype,
+                                            size_t nval, const void *f, int repeat, double *ms,
                                             double *sum_ms, char *msg, size_t len)
 {
-  (void)plan, (void)device, (void)cplx, (void)nval, (void)f, (void)repeat, (void)ms,
+  (void)plan, (void)device, (void)dtype, (void)nval, (void)f, (void)repeat, (void)ms,
       (void)sum_ms;
   snprintf(msg, len, "this pscr build has no CUDA backend");
   return PSCR_ERROR_NOT_SUPPORTED;
@@ -111,11 +119,11 @@ static inline pscr_status gpu_describe(int device, char *buf, size_t len)
   return PSCR_ERROR_NOT_SUPPORTED;
 }
 
-static inline pscr_status gpu_time_solve(pscr_plan *plan, int device, int cplx, size_t nval,
-                                         const double *f, const double *u_ref, int repeat,
-                                         gpu_timing *t)
+static inline pscr_status gpu_time_solve(pscr_plan *plan, int device, pscr_dtype dtype,
+                                         size_t nval, const void *f, const void *u_ref,
+                                         int repeat, gpu_timing *t)
 {
-  (void)plan, (void)device, (void)cplx, (void)nval, (void)f, (void)u_ref, (void)repeat;
+  (void)plan, (void)device, (void)dtype, (void)nval, (void)f, (void)u_ref, (void)repeat;
   snprintf(t->msg, sizeof t->msg, "this pscr build has no CUDA backend");
   return PSCR_ERROR_NOT_SUPPORTED;
 }

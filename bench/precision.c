@@ -77,37 +77,14 @@ static int run_dtype(const pscr_problem *pb, pscr_dtype dtype, const pscr_option
   const size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2], words = N * (cplx ? 2 : 1);
   const size_t es = single ? sizeof(float) : sizeof(double), bytes = words * es;
   pscr_pencil pen[3];
-  float *store = NULL, shift32[2] = {(float)pb->shift[0], (float)pb->shift[1]};
+  float *store = NULL, shift32[2];
   void *f = NULL, *x = NULL;
   pscr_plan *plan = NULL;
   int rc = 1;
   memset(r, 0, sizeof *r);
   memcpy(pen, pb->pencils, sizeof pen);
-  if (single) {
-    size_t total = 0;
-    for (int d = 0; d < pb->ndim; d++)
-      total += 4 * (size_t)pb->n[d] * (cplx ? 2 : 1);
-    store = malloc(total * sizeof *store);
-    if (!store)
-      goto out;
-    float *at = store;
-    for (int d = 0; d < pb->ndim; d++) {
-      const pscr_pencil *q = &pb->pencils[d];
-      const size_t w = cplx ? 2 : 1, n = (size_t)q->n;
-      const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
-      const void *dst[4] = {NULL, NULL, NULL, NULL};
-      for (int a = 0; a < 4; a++) {
-        if (!src[a])
-          continue;
-        const size_t cnt = ((a & 1) ? n - 1 : n) * w;
-        for (size_t i = 0; i < cnt; i++)
-          at[i] = (float)src[a][i];
-        dst[a] = at;
-        at += n * w;
-      }
-      pen[d] = (pscr_pencil){q->n, dst[0], dst[1], dst[2], dst[3]};
-    }
-  }
+  if (single && cli_float_pencils(pb, pen, shift32, &store))
+    goto out;
   f = malloc(bytes);
   x = malloc(bytes);
   if (!f || !x)

@@ -162,7 +162,7 @@ static int run_cuda(const paper_table *t, const paper_row *row, int repeat, cons
   /* au is free after verification: the host-API solves write there, u stays
    * the reference for the device result. */
   double host_ms = 1e3 * host_solve_median(&c, c.au, repeat, HOST_API_BUDGET_S);
-  pscr_status st = gpu_time_solve(c.plan, opts->device, c.cplx, c.N, c.b, c.u, repeat, &g);
+  pscr_status st = gpu_time_solve(c.plan, opts->device, c.pb->dtype, c.N, c.b, c.u, repeat, &g);
   if (st) {
     fprintf(stderr, "%s n=%d: device timing: %s (%s)\n", t->name, n, status_str(st), g.msg);
     goto out;

@@ -263,12 +263,12 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
     goto fail;
   }
   const double berr = problem_berr(p, p->u);
-  if ((st = gpu_time_solve(plan, o->device, p->cplx, p->N, p->b, p->u, o->repeat, &t))) {
+  if ((st = gpu_time_solve(plan, o->device, p->pb->dtype, p->N, p->b, p->u, o->repeat, &t))) {
     snprintf(msg, sizeof msg, "%s", t.msg);
     goto fail;
   }
-  if ((st = gpu_profile_solve(plan, o->device, p->cplx, p->N, p->b, o->repeat, stage_ms, &sum_ms,
-                              msg, sizeof msg)))
+  if ((st = gpu_profile_solve(plan, o->device, p->pb->dtype, p->N, p->b, o->repeat, stage_ms,
+                              &sum_ms, msg, sizeof msg)))
     goto fail;
   med = t.solve_ms_median;
   const pscr_cost *tot = &info->cost_total;

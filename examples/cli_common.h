@@ -4,6 +4,7 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include "pscr.h"
@@ -33,6 +34,42 @@ static inline double cli_max_diff(int cplx, size_t n, const double *x, const dou
     m = fmax(m, d);
   }
   return m;
+}
+
+/*
+ * pb's pencils and shift rounded to float, for an R32 / C32 plan of the
+ * same problem: pen[d] points into *store (one allocation; the caller frees
+ * it). Returns 0, or -1 when out of memory (*store NULL).
+ */
+static inline int cli_float_pencils(const pscr_problem *pb, pscr_pencil pen[3],
+                                    float shift32[2], float **store)
+{
+  const size_t w = pb->dtype == PSCR_C64 ? 2 : 1;
+  size_t total = 0;
+  for (int d = 0; d < pb->ndim; d++)
+    total += 4 * (size_t)pb->n[d] * w;
+  float *at = *store = malloc(total * sizeof *at);
+  if (!at)
+    return -1;
+  for (int d = 0; d < pb->ndim; d++) {
+    const pscr_pencil *q = &pb->pencils[d];
+    const size_t n = (size_t)q->n;
+    const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    const void *dst[4] = {NULL, NULL, NULL, NULL};
+    for (int a = 0; a < 4; a++) {
+      if (!src[a])
+        continue;
+      const size_t cnt = ((a & 1) ? n - 1 : n) * w; /* off-diagonals: n - 1 entries */
+      for (size_t i = 0; i < cnt; i++)
+        at[i] = (float)src[a][i];
+      dst[a] = at;
+      at += n * w;
+    }
+    pen[d] = (pscr_pencil){q->n, dst[0], dst[1], dst[2], dst[3]};
+  }
+  shift32[0] = (float)pb->shift[0];
+  shift32[1] = (float)pb->shift[1];
+  return 0;
 }
 
 /*
