@@ -125,11 +125,11 @@ __global__ void k_gather(LevelArgs<T> L, int B, const T *cs, const T *x, const T
     const int e = (int)(sys % (unsigned)L.ne), b = (int)(sys / (unsigned)L.ne);
     const LevelRhs<T> R = level_rhs(L, b, e, x, g);
     T *rs = r + (size_t)sys * S;
+    if (blockIdx.x == 0 && threadIdx.x == 0) // the thread of entry 0
+      shifts[sys] = cs[b] + L.lam[e];
     PSCR_ENTRY_LOOP(t, S)
     {
       rs[t] = R.at(t);
-      if (t == 0)
-        shifts[sys] = cs[b] + L.lam[e];
     }
   }
 }
