@@ -2,7 +2,7 @@
 # Where the device time of one solve goes: Nsight Compute's kernel durations,
 # summed per kernel over one pscr_solve_device (pscr-gpu-once, PSCR_ONCE=1
 # runs one host-API solve and one device solve; the sum is halved).
-#   scripts/gpu-profile.sh BUILD_DIR "p2 4096" "h2 4095 16" ...
+#   scripts/gpu-profile.sh BUILD_DIR "p2 4096" "h2 4095 16" "p3 255 --float" ...
 set -u
 build=$1
 shift
