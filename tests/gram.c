@@ -209,11 +209,29 @@ out:
   return worst;
 }
 
+/* Whether md, mo (may be NULL) and the n^2 entries of w have zero
+   imaginary parts: the real kernels never read them. */
+static int all_real(int n, const double complex *md, const double complex *mo,
+                    const double complex *w)
+{
+  for (int i = 0; i < n; i++)
+    if (cimag(md[i]) != 0.0 || (mo && i < n - 1 && cimag(mo[i]) != 0.0))
+      return 0;
+  for (size_t t = 0; t < (size_t)n * n; t++)
+    if (cimag(w[t]) != 0.0)
+      return 0;
+  return 1;
+}
+
+static const gram_worst not_real = {INFINITY, -1, -1};
+
 gram_worst gram_orth_worst(int n, int cplx, const double complex *md, const double complex *mo,
                            const double complex *w)
 {
   gram_worst worst = {-1.0, -1, -1};
   double *absw = NULL;
+  if (!cplx && !all_real(n, md, mo, w))
+    return not_real;
   if (cplx) {
     absw = malloc((size_t)n * n * sizeof(double));
     if (!absw)
@@ -247,6 +265,8 @@ gram_worst gram_orth_worst_naive(int n, int cplx, const double complex *md,
                                  const double complex *mo, const double complex *w)
 {
   gram_worst worst = {-1.0, -1, -1};
+  if (!cplx && !all_real(n, md, mo, w))
+    return not_real;
   double complex *mw = malloc((size_t)n * sizeof(double complex));
   double *amw = malloc((size_t)n * sizeof(double));
   double *absw = malloc((size_t)n * n * sizeof(double));

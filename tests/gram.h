@@ -18,7 +18,9 @@ typedef struct gram_worst {
  * parts) use s_jk = 1. Complex pencils use the rounding scale of the entry,
  * s_jk = max(1, |w_j|^T |M| |w_k|): the bilinear form is no inner product,
  * so an entry's rounding error grows with it. measure is -1 (and j = k = -1)
- * when memory runs out.
+ * when memory runs out, and +inf (j = k = -1) when cplx is 0 but an
+ * imaginary part of md, mo or w is not zero (the real product would
+ * ignore it).
  */
 gram_worst gram_orth_worst(int n, int cplx, const double complex *md, const double complex *mo,
                            const double complex *w);

@@ -1115,6 +1115,7 @@ END_TEST
  * The blocked orthogonality check (gram.c) that check_pencil relies on:
  * (1) on dense random W against the textbook triple loop, at orders that
  * end panels (16 columns), row groups (4) and row blocks (1024) short;
+ * both refuse (+inf) a real check of data with an imaginary part;
  * (2) on W = M^{-1/2} (diagonal M, so W^T M W = I to rounding): every
  * entry within n eps, then with one planted entry w_j[k] = d at a time,
  * which makes (W^T M W)_jk = d sqrt(m_k): the check must find (j, k) and
@@ -1144,6 +1145,26 @@ START_TEST(test_gram)
         ck_assert_msg(a.j == b.j && a.k == b.k && fabs(a.measure - b.measure) <= 1e-12 * b.measure,
                       "gram n=%d cplx=%d tri=%d: blocked %.17g at (%d, %d), loop %.17g at (%d, %d)",
                       n, cplx, tri, a.measure, a.j, a.k, b.measure, b.j, b.k);
+      }
+      if (!cplx) { /* a real check of data with an imaginary part refuses it */
+        double complex *const spot[3] = {md, w + (size_t)n * n - 1, w + (size_t)n * n / 2};
+        for (int q = 0; q < 3; q++) {
+          double complex *v = spot[q];
+          const double complex keep = *v;
+          *v += I * DBL_MIN;
+          gram_worst a = gram_orth_worst(n, 0, md, mo, w);
+          gram_worst b = gram_orth_worst_naive(n, 0, md, mo, w);
+          *v = keep;
+          ck_assert_msg(isinf(a.measure) && a.j == -1 && isinf(b.measure) && b.j == -1,
+                        "gram n=%d: imaginary part %d in a real check not refused (%g, %g)", n, q,
+                        a.measure, b.measure);
+        }
+        if (n > 1) { /* mo too */
+          mo[n - 2] += I * DBL_MIN;
+          gram_worst a = gram_orth_worst(n, 0, md, mo, w);
+          mo[n - 2] = creal(mo[n - 2]);
+          ck_assert_msg(isinf(a.measure), "gram n=%d: imaginary mo not refused", n);
+        }
       }
       free(md);
       free(mo);
