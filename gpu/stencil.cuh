@@ -10,12 +10,6 @@
 
 namespace pscr_cuda {
 
-// Entry (i, i + s) of a tridiagonal matrix, s in {-1, 0, 1}, inside bounds.
-template <class T> __device__ inline T tri_at(const T *diag, const T *off, int i, int s)
-{
-  return s == 0 ? diag[i] : off[s < 0 ? i - 1 : i];
-}
-
 // Row i of a remaining dimension's M and A, loaded once: the coefficients
 // of y[i-1], y[i], y[i+1] (those outside 0 .. n-1 unused).
 template <class T> struct Row3 {
@@ -30,10 +24,11 @@ template <class T> struct Row3 {
     a1 = D.ad[i];
     a2 = hi ? D.ao[i] : T(0);
   }
-  // alpha (M y)[i] + beta (A y)[i]; the sums in the order s = -1, 0, 1.
-  __device__ T couple(T alpha, T beta, const T *y, int i) const
+  // mass = (M y)[i], stiff = (A y)[i]; the sums in the order s = -1, 0, 1.
+  __device__ void sums(const T *y, int i, T &mass, T &stiff) const
   {
-    T mass = T(0), stiff = T(0);
+    mass = T(0);
+    stiff = T(0);
     if (lo) {
       const T yv = y[i - 1];
       mass += m0 * yv;
@@ -47,40 +42,57 @@ template <class T> struct Row3 {
       mass += m2 * yn;
       stiff += a2 * yn;
     }
+  }
+  // alpha (M y)[i] + beta (A y)[i].
+  __device__ T couple(T alpha, T beta, const T *y, int i) const
+  {
+    T mass, stiff;
+    sums(y, i, mass, stiff);
     return alpha * mass + beta * stiff;
   }
 };
 
-// mass = (Mrest y)[t], stiff = (Arest y)[t] for two remaining dimensions
-// r, r + 1 (9-point stencil; one remaining dimension takes Row3).
-template <class T>
-__device__ inline void mass_stiff(const Facs<T> &F, int r, const T *y, size_t t, T &mass,
-                                  T &stiff)
-{
-  mass = T(0);
-  stiff = T(0);
-  const FacDim<T> D2 = F.dim(r), D3 = F.dim(r + 1);
-  const int n2 = D2.n, n3 = D3.n;
-  // 32-bit division (t < S = n2 n3): a 64-bit one is a long subroutine.
-  const int i2 = (int)((unsigned)t / (unsigned)n3), i3 = (int)((unsigned)t % (unsigned)n3);
-  for (int s2 = -1; s2 <= 1; s2++) {
-    const int j2 = i2 + s2;
-    if (j2 < 0 || j2 >= n2)
-      continue;
-    const T m2 = tri_at(D2.md, D2.mo, i2, s2), a2 = tri_at(D2.ad, D2.ao, i2, s2);
-    const T *row = y + (size_t)j2 * (size_t)n3;
-    for (int s3 = -1; s3 <= 1; s3++) {
-      const int j3 = i3 + s3;
-      if (j3 < 0 || j3 >= n3)
-        continue;
-      const T m3 = tri_at(D3.md, D3.mo, i3, s3);
-      const T a3 = tri_at(D3.ad, D3.ao, i3, s3);
-      const T yv = row[j3];
-      mass += (m2 * m3) * yv;
-      stiff += (a2 * m3 + m2 * a3) * yv;
-    }
+// Entry t = (i2, i3) of two remaining dimensions r, r + 1: both rows'
+// coefficients (Row3 each), loaded once for both couplings of the entry,
+// and the 9-point stencil factored by dimension,
+//   (Mrest y)[t] = sum_s2 m2[s2] ym[s2],
+//   (Arest y)[t] = sum_s2 (a2[s2] ym[s2] + m2[s2] ya[s2]),
+// where ym[s2], ya[s2] = the M3 and A3 sums over row i2 + s2 of y. The
+// unfactored loop reloaded the coefficients at each of the nine points of
+// each coupling and formed m2 m3 and a2 m3 + m2 a3 there: 45 products per
+// coupling against 27 here. H100, 3D 255^3, the two 9-point kernels of a
+// solve (with the plan's probe solve): 619 -> 362 M instructions, float
+// 1.11 -> 0.85 ms; double 1.24 -> 1.34 ms, whose loads in flight take 84
+// registers, not 64 (bench/results/2026-11-25-h100-row9; the solves as a
+// whole: float 1% faster, double unchanged).
+template <class T> struct Row9 {
+  Row3<T> r2, r3;
+  int i2, i3, n3;
+  __device__ Row9(const FacDim<T> &D2, const FacDim<T> &D3, int i2_, int i3_)
+      : r2(D2, i2_), r3(D3, i3_), i2(i2_), i3(i3_), n3(D3.n)
+  {
   }
-}
+  // alpha (Mrest y)[t] + beta (Arest y)[t]; rows in the order s2 = -1, 0, 1.
+  __device__ T couple(T alpha, T beta, const T *y) const
+  {
+    const T *row = y + (size_t)i2 * (size_t)n3;
+    T mass = T(0), stiff = T(0), ym, ya;
+    if (r2.lo) {
+      r3.sums(row - n3, i3, ym, ya);
+      mass += r2.m0 * ym;
+      stiff += r2.a0 * ym + r2.m0 * ya;
+    }
+    r3.sums(row, i3, ym, ya);
+    mass += r2.m1 * ym;
+    stiff += r2.a1 * ym + r2.m1 * ya;
+    if (r2.hi) {
+      r3.sums(row + n3, i3, ym, ya);
+      mass += r2.m2 * ym;
+      stiff += r2.a2 * ym + r2.m2 * ya;
+    }
+    return alpha * mass + beta * stiff;
+  }
+};
 
 // T(j, p) = alpha Mrest + beta Arest for dimension d with shift c,
 // |j - p| = 1.
@@ -98,8 +110,9 @@ __device__ inline Coupling<T> coupling_of(const Facs<T> &F, int d, T c, int j, i
 // Two couplings at the same slab entry t of the dimensions r .. ndim-1:
 // v1 = (K1 y1)[t] and v2 = (K2 y2)[t], each 0 where its slab is NULL. S1:
 // one slab dimension (2D plans; the inner dimension of 3D ones), a separate
-// instantiation without the 9-point stencil's registers, where both share
-// one load of the stencil's six coefficients (Row3). (Real results are the
+// instantiation without the 9-point stencil's registers. Both couplings
+// share one load of the stencil's coefficients: Row3 (six), or Row9 (two
+// Row3) for the top dimension of 3D plans. (Real results are the
 // same bit for bit as the former per-coupling stencil's; complex ones
 // differ in rounding, as the compiler contracts the complex products
 // differently.) The couplings ran at 35% of the DRAM bandwidth and 48% of
@@ -113,15 +126,14 @@ __device__ inline void couple_two(const Facs<T> &F, int r, Coupling<T> k1, const
 {
   v1 = v2 = T(0);
   if constexpr (!S1) {
-    T mass, stiff;
-    if (y1) {
-      mass_stiff(F, r, y1, t, mass, stiff);
-      v1 = k1.alpha * mass + k1.beta * stiff;
-    }
-    if (y2) {
-      mass_stiff(F, r, y2, t, mass, stiff);
-      v2 = k2.alpha * mass + k2.beta * stiff;
-    }
+    const FacDim<T> D3 = F.dim(r + 1);
+    // 32-bit division (t < S = n2 n3): a 64-bit one is a long subroutine.
+    const unsigned i2 = (unsigned)t / (unsigned)D3.n, i3 = (unsigned)t % (unsigned)D3.n;
+    const Row9<T> row(F.dim(r), D3, (int)i2, (int)i3);
+    if (y1)
+      v1 = row.couple(k1.alpha, k1.beta, y1);
+    if (y2)
+      v2 = row.couple(k2.alpha, k2.beta, y2);
   } else {
     const int i = (int)t;
     const Row3<T> row(F.dim(r), i);
