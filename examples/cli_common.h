@@ -48,13 +48,15 @@ static inline int cli_float_pencils(const pscr_problem *pb, pscr_pencil pen[3],
   size_t total = 0;
   for (int d = 0; d < pb->ndim; d++)
     total += 4 * (size_t)pb->n[d] * w;
-  float *at = *store = malloc(total * sizeof *at);
+  float *at = (float *)malloc(total * sizeof *at); /* (casts: the .cu examples include this) */
+  *store = at;
   if (!at)
     return -1;
   for (int d = 0; d < pb->ndim; d++) {
     const pscr_pencil *q = &pb->pencils[d];
     const size_t n = (size_t)q->n;
-    const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+    const double *src[4] = {(const double *)q->a_diag, (const double *)q->a_off,
+                            (const double *)q->m_diag, (const double *)q->m_off};
     const void *dst[4] = {NULL, NULL, NULL, NULL};
     for (int a = 0; a < 4; a++) {
       if (!src[a])
