@@ -116,7 +116,8 @@ typedef enum pscr_dtype {
 
 /** Where the solve runs. */
 typedef enum pscr_backend {
-  PSCR_BACKEND_AUTO, /**< CUDA when built with it and a device exists, else CPU */
+  PSCR_BACKEND_AUTO, /**< CUDA when built with it, a device exists and the sizes fit
+                          (pscr_plan_create), else CPU */
   PSCR_BACKEND_CPU,
   PSCR_BACKEND_CUDA
 } pscr_backend;
@@ -194,8 +195,9 @@ typedef struct pscr_plan pscr_plan;
  *   PSCR_ERROR_INVALID_VALUE (NULL plan/pencils/shift/array, n < 1, ndim not
  *     2 or 3, unknown dtype or backend, negative num_threads or device;
  *     R32/C32: a factor past the float range once balanced);
- *   PSCR_ERROR_NOT_SUPPORTED (CUDA asked for in a CPU-only build or with no
- *     device);
+ *   PSCR_ERROR_NOT_SUPPORTED (CUDA asked for in a CPU-only build, with no
+ *     device, or for a 3D problem with n2*n3 >= 2^32; PSCR_BACKEND_AUTO
+ *     takes the CPU in these cases);
  *   PSCR_ERROR_NON_FINITE (NaN/Inf in a factor or in the shift);
  *   PSCR_ERROR_NOT_DEFINITE (M1, and M2 in 3D, not positive definite (real)
  *     or a zero pivot in their reduction (complex));

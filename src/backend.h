@@ -43,6 +43,18 @@ extern const pscr_backend_ops pscr_cpu_backend;
  * available; in a CPU-only build both hooks are stubs, so callers carry no
  * #ifdef.
  */
+/*
+ * Whether the CUDA backend indexes a problem of sizes n[0..ndim-1]: the
+ * 9-point couplings of a 3D plan's first dimension split a slab entry
+ * t < n2 n3 into its two indices in 32-bit arithmetic (gpu/stencil.cuh,
+ * where a 64-bit division is a long subroutine), so n2 n3 must fit in 32
+ * bits.
+ */
+static inline int pscr_cuda_sizes_fit(int ndim, const int *n)
+{
+  return ndim < 3 || (unsigned long long)n[1] * (unsigned long long)n[2] <= 0xffffffffULL;
+}
+
 #if PSCR_HAVE_CUDA
 int pscr_cuda_device_count(void);
 const pscr_backend_ops *pscr_cuda_backend(void);

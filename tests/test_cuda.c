@@ -1731,6 +1731,25 @@ START_TEST(bad_arguments)
   ck_assert_int_eq(pscr_solve_device(gpu, &f, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
   ck_assert_int_eq(pscr_solve(gpu, &f, &u), PSCR_SUCCESS);
   ck_assert(tu_close(u, 0.5, 1e-15, 0)); /* (1 + 1 + 0) u = 1 */
+  /* 3D with n2*n3 = 65536 * 65537 >= 2^32: refused before any allocation
+   * or eigen work (pscr_cuda_sizes_fit); 65536 * 65535 < 2^32 would pass
+   * that test (not created here: the plan would need 34 GB). */
+  {
+    const int big = 65536;
+    double *ones = malloc((size_t)(big + 1) * sizeof *ones);
+    ck_assert_ptr_nonnull(ones);
+    for (int i = 0; i <= big; i++)
+      ones[i] = 1.0;
+    pscr_pencil p3[3] = {{1, &one, NULL, &one, NULL},
+                         {big, ones, ones, ones, NULL},
+                         {big + 1, ones, ones, ones, NULL}};
+    pscr_plan *huge = (pscr_plan *)&one;
+    ck_assert_int_eq(pscr_plan_create(&huge, PSCR_R64, 3, p3, &c, &opts),
+                     PSCR_ERROR_NOT_SUPPORTED);
+    ck_assert_ptr_null(huge);
+    ck_assert_msg(strstr(pscr_last_error(), "n2*n3") != NULL, "message: %s", pscr_last_error());
+    free(ones);
+  }
   opts.device = 1 << 20;
   pscr_plan *none = (pscr_plan *)&one;
   ck_assert_int_eq(pscr_plan_create(&none, PSCR_R64, 2, p, &c, &opts), PSCR_ERROR_NOT_SUPPORTED);
