@@ -22,14 +22,16 @@ namespace pscr_cuda {
 // The coupling and gather kernels' loops (slab_grid launches, cuda_args.cuh):
 // slab rows over y, their entries t over x; the row's set-up (its indices,
 // slabs and coefficients) is made once per row, and a thread takes
-// COUPLE_PER entries of it (couple_grid). Rows are counted in 32 bits (a row
-// is a whole slab).
+// COUPLE_PER entries of it (couple_grid). Rows and entries are counted in 32
+// bits: a slab has fewer than 2^31 entries (pscr_cuda_sizes_fit, so that
+// t plus the grid stride stays below 2^32), and 64-bit entry indices took
+// more registers and instructions in every coupling kernel.
 #define PSCR_ROW_LOOP(row, rows)                                                         \
   for (unsigned row = blockIdx.y * blockDim.y + threadIdx.y; row < (unsigned)(rows);     \
        row += gridDim.y * blockDim.y)
 #define PSCR_ENTRY_LOOP(t, S)                                                            \
-  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < (S);              \
-       t += (size_t)gridDim.x * blockDim.x)
+  for (unsigned t = blockIdx.x * blockDim.x + threadIdx.x; t < (unsigned)(S);            \
+       t += gridDim.x * blockDim.x)
 
 // Forward: F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i, read
 // from f (batch b at f + b L.fs) and written to x: at level 1 of the top

@@ -196,7 +196,7 @@ typedef struct pscr_plan pscr_plan;
  *     2 or 3, unknown dtype or backend, negative num_threads or device;
  *     R32/C32: a factor past the float range once balanced);
  *   PSCR_ERROR_NOT_SUPPORTED (CUDA asked for in a CPU-only build, with no
- *     device, or for a 3D problem with n2*n3 >= 2^32; PSCR_BACKEND_AUTO
+ *     device, or for a 3D problem with n2*n3 >= 2^31; PSCR_BACKEND_AUTO
  *     takes the CPU in these cases);
  *   PSCR_ERROR_NON_FINITE (NaN/Inf in a factor or in the shift);
  *   PSCR_ERROR_NOT_DEFINITE (M1, and M2 in 3D, not positive definite (real)

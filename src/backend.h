@@ -45,14 +45,15 @@ extern const pscr_backend_ops pscr_cpu_backend;
  */
 /*
  * Whether the CUDA backend indexes a problem of sizes n[0..ndim-1]: the
- * 9-point couplings of a 3D plan's first dimension split a slab entry
- * t < n2 n3 into its two indices in 32-bit arithmetic (gpu/stencil.cuh,
- * where a 64-bit division is a long subroutine), so n2 n3 must fit in 32
- * bits.
+ * coupling and gather kernels count a slab's entries in 32 bits, entry
+ * t < S plus a grid stride of about S (PSCR_ENTRY_LOOP, levels_kernels.cuh),
+ * and the 9-point couplings split t into its two indices with a 32-bit
+ * division (stencil.cuh). So the longest slab, n2 n3 in 3D (n2 in 2D, an
+ * int), must stay below 2^31.
  */
 static inline int pscr_cuda_sizes_fit(int ndim, const int *n)
 {
-  return ndim < 3 || (unsigned long long)n[1] * (unsigned long long)n[2] <= 0xffffffffULL;
+  return ndim < 3 || (long long)n[1] * (long long)n[2] <= 0x7fffffffLL;
 }
 
 #if PSCR_HAVE_CUDA

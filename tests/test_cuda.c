@@ -1731,9 +1731,9 @@ START_TEST(bad_arguments)
   ck_assert_int_eq(pscr_solve_device(gpu, &f, NULL, NULL), PSCR_ERROR_INVALID_VALUE);
   ck_assert_int_eq(pscr_solve(gpu, &f, &u), PSCR_SUCCESS);
   ck_assert(tu_close(u, 0.5, 1e-15, 0)); /* (1 + 1 + 0) u = 1 */
-  /* 3D with n2*n3 = 65536 * 65537 >= 2^32: refused before any allocation
-   * or eigen work (pscr_cuda_sizes_fit); 65536 * 65535 < 2^32 would pass
-   * that test (not created here: the plan would need 34 GB). */
+  /* 3D with n2*n3 = 65536 * 65537 >= 2^31: refused before any allocation
+   * or eigen work (pscr_cuda_sizes_fit; 32768 * 65535 < 2^31 would pass
+   * that test, but is not created here: the plan would need 17 GB). */
   {
     const int big = 65536;
     double *ones = malloc((size_t)(big + 1) * sizeof *ones);
