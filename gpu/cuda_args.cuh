@@ -78,8 +78,8 @@ inline unsigned grid_of(size_t count) { return blocks_capped(count, THREADS, (si
 // Launch shape of the coupling and gather kernels (levels_kernels.cuh): x
 // runs over the S entries t of a slab, y over `rows` slabs, so that no entry
 // divides a flat 64-bit index by S. A block is THREADS threads, bx of them
-// along t (a multiple of 32, at most the next power of two >= S, so that the
-// short slabs of 3D levels do not idle half a block) and THREADS / bx along
+// along t (a multiple of 32, at most the next power of two >= S / per, so
+// that the short slabs of 3D levels do not idle half a block) and THREADS / bx along
 // the rows. (The reduction kernels keep flat grids: on this shape the float
 // weighted sums ran 6% slower, bench/results/2026-11-23-h100-coupling-facs.)
 struct SlabGrid {
@@ -87,7 +87,10 @@ struct SlabGrid {
 };
 
 // per: entries of a slab per thread (the coupling kernels, whose row
-// set-up is made once per row and thread: COUPLE_PER).
+// set-up is made once per row and thread: COUPLE_PER). bx covers S in per
+// passes, so short slabs take several rows per block: a 3D plan's inner
+// slabs (S = n3 <= 256) had bx = 256, one entry per thread whatever per,
+// and a row set-up for every entry.
 #ifndef PSCR_COUPLE_PER
 #define PSCR_COUPLE_PER 4
 #endif
@@ -95,8 +98,9 @@ constexpr size_t COUPLE_PER = PSCR_COUPLE_PER;
 
 inline SlabGrid slab_grid(size_t S, size_t rows, size_t per = 1)
 {
+  const size_t span = (S + per - 1) / per; // entries t with t < S, t = t0 + k bx, k < per
   unsigned bx = 32;
-  while (bx < (unsigned)THREADS && (size_t)bx < S)
+  while (bx < (unsigned)THREADS && (size_t)bx < span)
     bx <<= 1;
   const unsigned by = (unsigned)THREADS / bx;
   SlabGrid g;
