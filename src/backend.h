@@ -39,11 +39,6 @@ typedef struct pscr_backend_ops {
 extern const pscr_backend_ops pscr_cpu_backend;
 
 /*
- * CUDA backend (gpu/). pscr_cuda_backend() is NULL while the backend is not
- * available; in a CPU-only build both hooks are stubs, so callers carry no
- * #ifdef.
- */
-/*
  * Whether the CUDA backend indexes a problem of sizes n[0..ndim-1]: the
  * coupling and gather kernels count a slab's entries in 32 bits, entry
  * t < S plus a grid stride of about S (PSCR_ENTRY_LOOP, levels_kernels.cuh),
@@ -56,6 +51,11 @@ static inline int pscr_cuda_sizes_fit(int ndim, const int *n)
   return ndim < 3 || (long long)n[1] * (long long)n[2] <= 0x7fffffffLL;
 }
 
+/*
+ * CUDA backend (gpu/). pscr_cuda_backend() is NULL while the backend is not
+ * available; in a CPU-only build both hooks are stubs, so callers carry no
+ * #ifdef.
+ */
 #if PSCR_HAVE_CUDA
 int pscr_cuda_device_count(void);
 const pscr_backend_ops *pscr_cuda_backend(void);
