@@ -206,7 +206,7 @@ int main(int argc, char **argv)
   }
   const int cplx = pb->dtype == PSCR_C64;
   const pscr_dtype dtype = !single ? pb->dtype : cplx ? PSCR_C32 : PSCR_R32;
-  const char *dname = (const char *[]){"R32", "R64", "C32", "C64"}[2 * cplx + !single];
+  const char *dname = cli_dtype_name(dtype);
   const size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2], words = N * (cplx ? 2 : 1);
   const size_t bytes = words * sizeof(double);
   b = malloc(bytes);

@@ -268,7 +268,7 @@ int main(int argc, char **argv)
       }
       const int stable = k == 0 || units <= 10.0 * (units_double > 1.0 ? units_double : 1.0);
       failed |= !stable;
-      const char *name = dt == PSCR_R64 ? "R64" : dt == PSCR_C64 ? "C64" : dt == PSCR_R32 ? "R32" : "C32";
+      const char *name = cli_dtype_name(dt);
       const double ratio = k ? r.med_ms / ms_double : 1.0;
       printf("%-9s %5d %4s %4d %7.3f %9.3f %9.3f %9.2e %7.0f %9.2e %6.0f %6.0f %6.2f %s\n",
              helm ? (ndim == 2 ? "helm2d" : "helm3d") : (ndim == 2 ? "poisson2d" : "poisson3d"), n,

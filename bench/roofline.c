@@ -241,7 +241,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
                        int *failed)
 {
   char msg[MSG_LEN] = "";
-  const char *dtype = p->cplx ? "C64" : "R64";
+  const char *dtype = cli_dtype_name(p->pb->dtype);
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CUDA;
@@ -496,7 +496,7 @@ int main(int argc, char **argv)
         run_cufft(c, &p, &o, &r, pscr_ms, csv, &failed);
       if (c->kind == PSCR_PROBLEM_POISSON)
         run_dense(c, &p, &o, &r, pscr_ms, csv, &failed);
-      run_gtsv(c, plan, p.cplx ? "C64" : "R64", &o, &r, stage_ms[PSCR_STAGE_LEVEL3], csv,
+      run_gtsv(c, plan, cli_dtype_name(p.pb->dtype), &o, &r, stage_ms[PSCR_STAGE_LEVEL3], csv,
                &failed);
     }
     pscr_plan_destroy(plan);

@@ -17,6 +17,22 @@ static inline double cli_now(void)
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* "R64", "C64", "R32" or "C32". */
+static inline const char *cli_dtype_name(pscr_dtype dtype)
+{
+  switch (dtype) {
+  case PSCR_R64:
+    return "R64";
+  case PSCR_C64:
+    return "C64";
+  case PSCR_R32:
+    return "R32";
+  case PSCR_C32:
+    return "C32";
+  }
+  return "?";
+}
+
 /* qsort comparator for doubles (medians of timings). */
 static inline int cli_cmp_double(const void *a, const void *b)
 {
