@@ -40,7 +40,7 @@ template <class T> struct LevelRhs {
     return r;
   }
 
-  __device__ T at(size_t t) const
+  __device__ T at(unsigned t) const
   {
     // The pointers by value: a lambda that captured `this` took up to 3 more
     // registers in k_thomas (ptxas sm_90).

@@ -122,13 +122,13 @@ __device__ inline Coupling<T> coupling_of(const Facs<T> &F, int d, T c, int j, i
 // -couple-rows).
 template <class T, bool S1>
 __device__ inline void couple_two(const Facs<T> &F, int r, Coupling<T> k1, const T *y1,
-                                  Coupling<T> k2, const T *y2, size_t t, T &v1, T &v2)
+                                  Coupling<T> k2, const T *y2, unsigned t, T &v1, T &v2)
 {
   v1 = v2 = T(0);
   if constexpr (!S1) {
     const FacDim<T> D3 = F.dim(r + 1);
     // 32-bit division (t < S = n2 n3): a 64-bit one is a long subroutine.
-    const unsigned i2 = (unsigned)t / (unsigned)D3.n, i3 = (unsigned)t % (unsigned)D3.n;
+    const unsigned i2 = t / (unsigned)D3.n, i3 = t % (unsigned)D3.n;
     const Row9<T> row(F.dim(r), D3, (int)i2, (int)i3);
     if (y1)
       v1 = row.couple(k1.alpha, k1.beta, y1);

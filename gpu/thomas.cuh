@@ -39,7 +39,7 @@ __global__ void k_thomas(LevelArgs<T> L, Facs<T> F, int B, const T *cs, const T 
     int bad = 0;
     T eprev = T(0), cprev = T(0), yprev = T(0);
     for (int i = 0; i < nl; i++) {
-      const T r = R.at((size_t)i);
+      const T r = R.at((unsigned)i);
       const T diag = ad[i] + s * md[i];
       T piv;
       if (i == 0) {
