@@ -139,21 +139,6 @@ static pscr_status pscr_solve_fn(void *ctx, const void *d_f, void *d_u, void *st
 }
 
 /* max_i |x_i - y_i| over nval values of dtype (y NULL: max |x_i|), in double. */
-static double max_diff(pscr_dtype dtype, size_t nval, const void *x, const void *y)
-{
-  const int cplx = dtype == PSCR_C32 || dtype == PSCR_C64;
-  if (dtype == PSCR_R64 || dtype == PSCR_C64)
-    return cli_max_diff(cplx, nval, x, y);
-  const float *a = x, *b = y;
-  const size_t words = nval * (cplx ? 2 : 1);
-  double m = 0;
-  for (size_t i = 0; i < words; i += cplx ? 2 : 1) {
-    const double re = (double)a[i] - (b ? b[i] : 0.0f);
-    m = fmax(m, cplx ? hypot(re, (double)a[i + 1] - (b ? b[i + 1] : 0.0f)) : fabs(re));
-  }
-  return m;
-}
-
 pscr_status gpu_time_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t nval,
                            const void *f, const void *u_ref, int repeat, gpu_timing *t)
 {
@@ -203,7 +188,10 @@ pscr_status gpu_time_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t
 
   /* h_u now holds the device solution: the same as the host API's? */
   t->bitwise = !memcmp(h_u, u_ref, bytes);
-  t->rel_diff = max_diff(dtype, nval, h_u, u_ref) / max_diff(dtype, nval, u_ref, NULL);
+  const int single = dtype == PSCR_R32 || dtype == PSCR_C32;
+  const int cplx = dtype == PSCR_C32 || dtype == PSCR_C64;
+  t->rel_diff = cli_max_diff_of(single, cplx, nval, h_u, u_ref) /
+                cli_max_diff_of(single, cplx, nval, u_ref, NULL);
 out:
   if (s)
     cudaStreamSynchronize(s);

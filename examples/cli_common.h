@@ -40,16 +40,31 @@ static inline int cli_cmp_double(const void *a, const void *b)
   return (x > y) - (x < y);
 }
 
-/* max_i |x_i - y_i| over n real or complex (re, im) entries; y NULL: max |x_i|. */
-static inline double cli_max_diff(int cplx, size_t n, const double *x, const double *y)
+/* Word k of a float (single) or double array, as a double. */
+static inline double cli_word(int single, const void *p, size_t k)
+{
+  return single ? (double)((const float *)p)[k] : ((const double *)p)[k];
+}
+
+/* max_i |x_i - y_i| over n real or complex (re, im) entries of float
+ * (single) or double data; y NULL: max |x_i|. */
+static inline double cli_max_diff_of(int single, int cplx, size_t n, const void *x,
+                                     const void *y)
 {
   double m = 0;
   for (size_t i = 0; i < n; i++) {
-    double d = cplx ? hypot(x[2 * i] - (y ? y[2 * i] : 0), x[2 * i + 1] - (y ? y[2 * i + 1] : 0))
-                    : fabs(x[i] - (y ? y[i] : 0));
-    m = fmax(m, d);
+    const size_t k = cplx ? 2 * i : i;
+    const double re = cli_word(single, x, k) - (y ? cli_word(single, y, k) : 0);
+    const double im = cplx ? cli_word(single, x, k + 1) - (y ? cli_word(single, y, k + 1) : 0) : 0;
+    m = fmax(m, cplx ? hypot(re, im) : fabs(re));
   }
   return m;
+}
+
+/* cli_max_diff_of for double data. */
+static inline double cli_max_diff(int cplx, size_t n, const double *x, const double *y)
+{
+  return cli_max_diff_of(0, cplx, n, x, y);
 }
 
 /*
