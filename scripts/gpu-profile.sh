@@ -1,29 +1,24 @@
 #!/usr/bin/env bash
-# Where the device time of one solve goes: Nsight Compute's kernel durations,
-# summed per kernel over one pscr_solve_device (pscr-gpu-once, PSCR_ONCE=1
-# runs one host-API solve and one device solve; the sum is halved).
+# Where the device time of one solve goes: Nsight Compute's metrics of every
+# kernel of one pscr_solve_device, summed per kernel (scripts/ncu-sum.py).
+# pscr-gpu-once with PSCR_ONCE=1 brackets its one device solve with
+# cudaProfilerStart / cudaProfilerStop, and ncu profiles only that range: the
+# plan's probe solve and the host-API solve are left out.
 #   scripts/gpu-profile.sh BUILD_DIR "p2 4096" "h2 4095 16" "p3 255 --float" ...
+# METRICS (comma-separated ncu metrics) adds to the kernel durations, e.g.
+#   METRICS=sm__inst_executed.sum,dram__bytes.sum scripts/gpu-profile.sh ...
+# With --nrhs K in a case, the profiled solve is one batch of K.
 set -u
+here=$(dirname "$0")
 build=$1
 shift
+metrics=gpu__time_duration.sum${METRICS:+,$METRICS}
+csv=$(mktemp)
+trap 'rm -f "$csv"' EXIT
 for spec in "$@"; do
   echo "== $spec (kernel, ms per solve, launches per solve)"
   # shellcheck disable=SC2086
-  PSCR_ONCE=1 ncu --csv --metrics gpu__time_duration.sum "$build/bench/pscr-gpu-once" $spec \
-    2>/dev/null > /tmp/pscr-ncu.csv || { echo "ncu failed"; continue; }
-  python3 - <<'PY'
-import csv, collections
-rows = [r for r in csv.reader(open('/tmp/pscr-ncu.csv')) if len(r) > 10]
-h = rows[0]
-ki, vi, ui = h.index('Kernel Name'), h.index('Metric Value'), h.index('Metric Unit')
-scale = {'ns': 1e-6, 'us': 1e-3, 'usecond': 1e-3, 'nsecond': 1e-6, 'ms': 1.0, 'msecond': 1.0}
-tot, cnt = collections.defaultdict(float), collections.Counter()
-for r in rows[1:]:
-    name = r[ki].split('(')[0].replace('void ', '').replace('pscr_cuda::', '')
-    tot[name] += float(r[vi].replace(',', '')) * scale.get(r[ui], 1.0)
-    cnt[name] += 1
-for k, v in sorted(tot.items(), key=lambda x: -x[1]):
-    print(f"{v / 2:9.3f} ms {cnt[k] // 2:5d}x  {k}")
-print(f"{sum(tot.values()) / 2:9.3f} ms total (kernels only)")
-PY
+  PSCR_ONCE=1 ncu --csv --profile-from-start off --metrics "$metrics" \
+    "$build/bench/pscr-gpu-once" $spec 2>/dev/null > "$csv" || { echo "ncu failed"; continue; }
+  python3 "$here/ncu-sum.py" "$csv"
 done

@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# A/B on a CUDA machine: this tree ("new") against a baseline ("old"), built
+# side by side, their pscr-gpu-once timings alternated over several rounds
+# (each a median of CUDA-event timings after warm-up), optionally with
+# test_cuda, memcheck and Nsight Compute kernel sums. Used for the records
+# in bench/results/; run from anywhere.
+#
+#   scripts/gpu-ab.sh [-o DIR] [-r ROUNDS] [-b] [-t] [-m] [-k RE] [-M METRICS] OLD CASE...
+#     OLD     the baseline: a source tree, or a tar of one
+#             (here: git archive REV > .carry/old.tar)
+#     CASE    pscr-gpu-once arguments as one word: "p3 255 --float"
+#     -o DIR  outputs (default gpu-ab-out): device.txt, timing-ab.txt (every
+#             round's output), timing-summary.txt (per case and build: the
+#             range of the rounds' medians), and those of the options
+#     -r N    rounds (default 3); each round runs old, then new, every case
+#     -b      no builds: reuse those of an earlier run in $AB_BUILD (a device
+#             command has a time limit: build and test in one, time in the next)
+#     -t      build and run test_cuda on the new tree (test_cuda.txt; where
+#             Check is not installed, set CHECK_DEBS as for gpu-check.sh)
+#     -m      compute-sanitizer memcheck of the new build, one device solve
+#             (PSCR_ONCE=1) of three small cases (sanitizer.txt)
+#     -k RE   Nsight Compute: kernels matching the regex RE, one device solve
+#             of every case on both builds, summed per kernel by ncu-sum.py
+#             (ncu.txt); -M adds metrics to duration and instructions
+#
+# Build directories: $AB_BUILD (default /tmp/pscr-ab), with new/ and old/.
+# CUDA architectures: $CMAKE_CUDA_ARCHITECTURES, default 90.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(dirname "$here")
+out=gpu-ab-out rounds=3 reuse=0 tests=0 memcheck=0 kernels="" metrics=""
+while getopts "o:r:btmk:M:" opt; do
+  case $opt in
+  o) out=$OPTARG ;;
+  r) rounds=$OPTARG ;;
+  b) reuse=1 ;;
+  t) tests=1 ;;
+  m) memcheck=1 ;;
+  k) kernels=$OPTARG ;;
+  M) metrics=$OPTARG ;;
+  *) sed -n '2,30p' "$0"; exit 2 ;;
+  esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || { sed -n '2,30p' "$0"; exit 2; }
+old_src=$1
+shift
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+ab=${AB_BUILD:-/tmp/pscr-ab}
+t0=$(date +%s)
+stamp() { echo "$1 at $(($(date +%s) - t0)) s"; }
+
+if [ -n "${CHECK_DEBS:-}" ]; then # as scripts/gpu-check.sh
+  P=$(mktemp -d)
+  for f in "$CHECK_DEBS"/*.deb; do dpkg -x "$f" "$P"; done
+  sed -i "s#^prefix=.*#prefix=$P/usr#" "$P"/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc
+  export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
+  export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu
+fi
+
+build() { # new and old side by side; prints nothing on success
+  rm -rf "$ab" && mkdir -p "$ab/old-src"
+  if [ -d "$old_src" ]; then
+    cp -a "$old_src/." "$ab/old-src/"
+  else
+    tar -xf "$old_src" -C "$ab/old-src" || { echo "gpu-ab: cannot read $old_src"; return 1; }
+  fi
+  local flags=(-DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON
+    -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" -DPSCR_BUILD_EXAMPLES=OFF)
+  local targets=(pscr pscr-gpu-once) tests_on=OFF jobs
+  [ "$tests" = 1 ] && targets+=(test_cuda) tests_on=ON
+  jobs=$(nproc)
+  (cmake -S "$root" -B "$ab/new" "${flags[@]}" -DPSCR_WERROR=ON -DPSCR_BUILD_TESTS=$tests_on &&
+    cmake --build "$ab/new" -j$((jobs * 2 / 3 + 1)) --target "${targets[@]}") > "$ab/new.log" 2>&1 &
+  local new_pid=$!
+  (cmake -S "$ab/old-src" -B "$ab/old" "${flags[@]}" -DPSCR_BUILD_TESTS=OFF &&
+    cmake --build "$ab/old" -j$((jobs / 3 + 1)) --target pscr pscr-gpu-once) > "$ab/old.log" 2>&1 &
+  old_pid=$!
+  wait $new_pid || { tail -40 "$ab/new.log"; cp "$ab/new.log" "$out/"; return 1; }
+  stamp "new build done"
+}
+old_pid=""
+if [ "$reuse" = 1 ]; then
+  for b in new old; do
+    [ -x "$ab/$b/bench/pscr-gpu-once" ] || { echo "gpu-ab: -b, but no $b build in $ab"; exit 1; }
+  done
+else
+  build || exit 1
+fi
+{ date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv;
+  nvcc --version | tail -2; } > "$out/device.txt" 2>&1
+
+if [ "$tests" = 1 ]; then
+  [ -x "$ab/new/tests/test_cuda" ] || { echo "gpu-ab: no test_cuda in $ab/new (build with -t)"; exit 1; }
+  (cd "$ab/new" && timeout 300 ./tests/test_cuda > "$out/test_cuda.txt" 2>&1)
+  stamp "test_cuda rc=$?"
+  grep -E "Checks|:F:|:E:" "$out/test_cuda.txt" | head
+fi
+once=$ab/new/bench/pscr-gpu-once
+if [ "$memcheck" = 1 ]; then
+  for c in "p3 31 --float" "h3 17 --nrhs 2" "p3 9"; do
+    echo "== memcheck $c"
+    # shellcheck disable=SC2086
+    PSCR_ONCE=1 timeout 120 compute-sanitizer --tool memcheck "$once" $c 2>&1 | tail -1
+  done > "$out/sanitizer.txt"
+  stamp "memcheck done"
+  cat "$out/sanitizer.txt"
+fi
+if [ -n "$old_pid" ]; then
+  wait "$old_pid" || { tail -40 "$ab/old.log"; cp "$ab/old.log" "$out/"; exit 1; }
+  stamp "old build done"
+fi
+
+for r in $(seq 1 "$rounds"); do
+  for b in old new; do
+    for c in "$@"; do
+      echo "== $b round $r :: $c"
+      # shellcheck disable=SC2086
+      "$ab/$b/bench/pscr-gpu-once" $c 2>&1
+    done
+  done
+done > "$out/timing-ab.txt"
+stamp "timings done"
+# Per case and build, the range of the rounds' medians (the single-solve
+# line; the batch lines of --nrhs are in timing-ab.txt).
+awk '/^== (old|new) round [0-9]+ :: / { b = $2; c = $0; sub(/^== [a-z]+ round [0-9]+ :: /, "", c)
+       if (!(c in seen)) { seen[c] = 1; order[++n] = c } next }
+     match($0, /device solve median [0-9.]+ ms/) {
+       split(substr($0, RSTART, RLENGTH), w, " "); v = w[4] + 0; k = c SUBSEP b
+       if (!(k in lo) || v < lo[k]) lo[k] = v
+       if (!(k in hi) || v > hi[k]) hi[k] = v }
+     END { printf "%-28s %-20s %-20s\n", "case", "old ms", "new ms"
+           for (i = 1; i <= n; i++) { c = order[i]
+             o = (c SUBSEP "old") in lo ? sprintf("%.3f-%.3f", lo[c SUBSEP "old"], hi[c SUBSEP "old"]) : "-"
+             nw = (c SUBSEP "new") in lo ? sprintf("%.3f-%.3f", lo[c SUBSEP "new"], hi[c SUBSEP "new"]) : "-"
+             printf "%-28s %-20s %-20s\n", c, o, nw } }' "$out/timing-ab.txt" > "$out/timing-summary.txt"
+cat "$out/timing-summary.txt"
+
+if [ -n "$kernels" ]; then
+  m=gpu__time_duration.sum,sm__inst_executed.sum${metrics:+,$metrics}
+  csv=$(mktemp)
+  for b in old new; do
+    # A baseline older than the profiler range in pscr-gpu-once gets all
+    # three solves of its run (probe, host API, device) profiled: divided by 3.
+    range=(--profile-from-start off) solves=1
+    if [ $b = old ] && ! grep -q cudaProfilerStart "$ab/old-src/bench/gpu_once.c"; then
+      range=() solves=3
+    fi
+    for c in "$@"; do
+      echo "== $b :: $c (per solve, of $solves profiled)"
+      # shellcheck disable=SC2086
+      PSCR_ONCE=1 timeout 300 ncu --csv "${range[@]}" -k regex:"$kernels" --metrics "$m" \
+        "$ab/$b/bench/pscr-gpu-once" $c > "$csv" 2>/dev/null || echo "ncu failed"
+      python3 "$here/ncu-sum.py" "$csv" --solves "$solves"
+    done
+  done > "$out/ncu.txt"
+  rm -f "$csv"
+  stamp "ncu done"
+fi
