@@ -437,17 +437,22 @@ template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
 
 // Launch shape of k_couple_fwd / k_couple_back and k_gather over `rows`
 // slabs of S entries: COUPLE_PER entries per thread where the grid still
-// has 16 blocks per SM with it, else one (State::couple_mode forces
-// either). H100 4095^2 Poisson (only level 1 takes 4): R32 1.557 -> 1.534
-// ms, R64 2.829 -> 2.802; 4 everywhere slowed the smaller sizes (1023^2
-// R32 0.272 -> 0.287 ms), whose grids then had 2-8 blocks per SM
-// (bench/results/2026-11-24-h100-couple-rows).
+// has COUPLE_MIN_BLOCKS blocks per SM with it, else one (State::couple_mode
+// forces either). Four entries everywhere slows small 3D plans (63^3 R64
+// 0.470 -> 0.497 ms, 95^3 1.39 -> 1.44 ms): some of their levels' grids
+// then have fewer than 2 blocks per SM. The threshold was 16 blocks per SM (from 2D sizes,
+// bench/results/2026-11-24-h100-couple-rows); a sweep over 16, 8, 4, 2 and
+// 0 after the short-slab grids (bench/results/2026-11-25-h100-couple-min)
+// found 2 the fastest or within noise everywhere: 3D 127^3-191^3 1-3%
+// faster (127^3 R64 2.179 -> 2.125 ms, R32 1.520 -> 1.475), 2D 2047^2 2%.
+constexpr size_t COUPLE_MIN_BLOCKS = 2;
 inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
 {
   if (s->couple_mode >= 0)
     return s->couple_mode ? slab_grid(S, rows, COUPLE_PER) : slab_grid(S, rows);
   const SlabGrid g = slab_grid(S, rows, COUPLE_PER);
-  return (size_t)g.grid.x * g.grid.y >= 16 * (size_t)s->sms ? g : slab_grid(S, rows);
+  return (size_t)g.grid.x * g.grid.y >= COUPLE_MIN_BLOCKS * (size_t)s->sms ? g
+                                                                             : slab_grid(S, rows);
 }
 
 // The subproblems of one level: solutions into dim[d].v (Thomas layout at the

@@ -746,8 +746,9 @@ static void make_random_op(op *o, int cplx, int single, int ndim, const int *n, 
 
 /* The coupling and gather kernels with COUPLE_PER entries per thread
    against one (PSCR_CUDA_COUPLE_PER=1 against =0). The automatic rule
-   takes several only on grids of 16 blocks per SM and more (2D 4095^2,
-   3D 255^3), beyond a test's sizes, so this is where that path is checked.
+   takes several only on grids of 2 blocks per SM and more (COUPLE_MIN_BLOCKS:
+   2D 2047^2, 3D 95^3 and up), larger than this test's sizes, so this is
+   where that path is checked.
    Slabs longer than a thread block (2D rows of 300 and 1000 entries; 3D
    dimension-0 slabs of 715 and 800 entries for k_gather) give each thread
    several entries; the entries are formed by the same operations, so the
