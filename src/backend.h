@@ -7,6 +7,7 @@
 #define PSCR_BACKEND_H
 
 #include "pscr.h"
+#include "env.h"
 
 typedef struct pscr_backend_ops {
   const char *name;
@@ -46,9 +47,17 @@ extern const pscr_backend_ops pscr_cpu_backend;
  * division (stencil.cuh). So the longest slab, n2 n3 in 3D (n2 in 2D, an
  * int), must stay below 2^31.
  */
+static inline long long pscr_cuda_max_slab(void)
+{
+  /* PSCR_CUDA_MAX_SLAB (tests): a lower limit, so that a small plan
+   * exercises the refusal and AUTO's fallback; it never raises it. */
+  const long long limit = 0x7fffffffLL, lower = pscr_env_count("PSCR_CUDA_MAX_SLAB");
+  return lower > 0 && lower < limit ? lower : limit;
+}
+
 static inline int pscr_cuda_sizes_fit(int ndim, const int *n)
 {
-  return ndim < 3 || (long long)n[1] * (long long)n[2] <= 0x7fffffffLL;
+  return ndim < 3 || (long long)n[1] * (long long)n[2] <= pscr_cuda_max_slab();
 }
 
 /*

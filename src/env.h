@@ -7,4 +7,8 @@
    (unset or anything else: the default). */
 int pscr_env_switch(const char *name);
 
+/* The value of `name` where it holds a decimal integer >= 1 (digits only),
+   else -1. */
+long long pscr_env_count(const char *name);
+
 #endif

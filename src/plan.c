@@ -483,8 +483,8 @@ static pscr_status pscr_select_backend(pscr_plan *p)
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "the CUDA backend is not implemented yet");
     if (!pscr_cuda_sizes_fit(p->ndim, p->n))
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
-                        "the CUDA backend needs n2*n3 < 2^31 in 3D (n2 = %d, n3 = %d)", p->n[1],
-                        p->n[2]);
+                        "the CUDA backend needs n2*n3 <= %lld in 3D (n2 = %d, n3 = %d)",
+                        pscr_cuda_max_slab(), p->n[1], p->n[2]);
     p->backend = PSCR_BACKEND_CUDA;
     p->ops = cuda;
     return PSCR_SUCCESS;

@@ -1760,6 +1760,65 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* The size limit's two branches on a small plan: PSCR_CUDA_MAX_SLAB lowers
+ * the limit on n2*n3 (pscr_cuda_max_slab) from 2^31 - 1 to 1000. A 3D
+ * plan with n2*n3 = 1200 is refused by an explicit CUDA request and
+ * taken by the CPU under AUTO, whose solve is then checked against the
+ * operator; n2*n3 = 1000 is still CUDA's, and 2D plans are not limited. */
+START_TEST(size_limit_auto)
+{
+  enum { NMAX = 40 };
+  double ad[NMAX], ao[NMAX], md[NMAX], c = 0.5;
+  for (int i = 0; i < NMAX; i++) {
+    ad[i] = 2.0 + 0.01 * i;
+    ao[i] = -1.0;
+    md[i] = 1.0;
+  }
+  pscr_options opts;
+  pscr_options_init(&opts);
+  ck_assert_int_eq(setenv("PSCR_CUDA_MAX_SLAB", "1000", 1), 0);
+  const int sizes[3][3] = {{3, 30, 40}, {3, 25, 40}, {30, 40, 0}}; /* 1200, 1000, 2D */
+  const pscr_backend want[3] = {PSCR_BACKEND_CPU, PSCR_BACKEND_CUDA, PSCR_BACKEND_CUDA};
+  for (int k = 0; k < 3; k++) {
+    const int ndim = sizes[k][2] ? 3 : 2;
+    pscr_pencil p[3];
+    for (int d = 0; d < ndim; d++)
+      p[d] = (pscr_pencil){sizes[k][d], ad, ao, md, NULL};
+    pscr_plan *plan = NULL;
+    opts.backend = PSCR_BACKEND_CUDA;
+    pscr_status st = pscr_plan_create(&plan, PSCR_R64, ndim, p, &c, &opts);
+    if (want[k] == PSCR_BACKEND_CPU) {
+      ck_assert_int_eq(st, PSCR_ERROR_NOT_SUPPORTED);
+      ck_assert_ptr_null(plan);
+      ck_assert_msg(strstr(pscr_last_error(), "n2*n3 <= 1000") != NULL, "message: %s",
+                    pscr_last_error());
+    } else {
+      ck_assert_int_eq(st, PSCR_SUCCESS);
+      pscr_plan_destroy(plan);
+    }
+    opts.backend = PSCR_BACKEND_AUTO;
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, ndim, p, &c, &opts), PSCR_SUCCESS);
+    pscr_info info;
+    ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+    ck_assert_int_eq(info.backend, want[k]);
+    /* The plan solves: backward error of a right-hand side. */
+    const size_t N = (size_t)sizes[k][0] * sizes[k][1] * (ndim == 3 ? sizes[k][2] : 1);
+    double *f = malloc(N * sizeof *f), *u = malloc(N * sizeof *u);
+    ck_assert_ptr_nonnull(f);
+    ck_assert_ptr_nonnull(u);
+    for (size_t i = 0; i < N; i++)
+      f[i] = sin(0.7 * (double)i) + 0.25;
+    ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+    const double berr = tu_backward_error(PSCR_R64, ndim, p, &c, u, f);
+    ck_assert_msg(berr < 1e-13, "case %d: backward error %.2e", k, berr);
+    free(f);
+    free(u);
+    pscr_plan_destroy(plan);
+  }
+  ck_assert_int_eq(unsetenv("PSCR_CUDA_MAX_SLAB"), 0);
+}
+END_TEST
+
 static Suite *cuda_suite(void)
 {
   Suite *s = suite_create("cuda");
@@ -1777,6 +1836,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, device_arrays, 0, 4);
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, bad_arguments);
+  tcase_add_test(tc, size_limit_auto);
   tcase_add_test(tc, device_out_of_memory);
   suite_add_tcase(s, tc);
   tc = tcase_create("stream_order");
