@@ -138,7 +138,6 @@ static pscr_status pscr_solve_fn(void *ctx, const void *d_f, void *d_u, void *st
   return st;
 }
 
-/* max_i |x_i - y_i| over nval values of dtype (y NULL: max |x_i|), in double. */
 pscr_status gpu_time_solve(pscr_plan *plan, int device, pscr_dtype dtype, size_t nval,
                            const void *f, const void *u_ref, int repeat, gpu_timing *t)
 {

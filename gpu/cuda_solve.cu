@@ -440,11 +440,12 @@ template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
 // has COUPLE_MIN_BLOCKS blocks per SM with it, else one (State::couple_mode
 // forces either). Four entries everywhere slows small 3D plans (63^3 R64
 // 0.470 -> 0.497 ms, 95^3 1.39 -> 1.44 ms): some of their levels' grids
-// then have fewer than 2 blocks per SM. The threshold was 16 blocks per SM (from 2D sizes,
-// bench/results/2026-11-24-h100-couple-rows); a sweep over 16, 8, 4, 2 and
-// 0 after the short-slab grids (bench/results/2026-11-25-h100-couple-min)
-// found 2 the fastest or within noise everywhere: 3D 127^3-191^3 1-3%
-// faster (127^3 R64 2.179 -> 2.125 ms, R32 1.520 -> 1.475), 2D 2047^2 2%.
+// then have fewer than 2 blocks per SM. The threshold was 16 blocks per SM
+// (from 2D sizes, bench/results/2026-11-24-h100-couple-rows); a sweep over
+// 16, 8, 4, 2 and 0 after the short-slab grids
+// (bench/results/2026-11-25-h100-couple-min) found 2 the fastest or within
+// noise everywhere: 3D 127^3-191^3 1-3% faster (127^3 R64 2.179 -> 2.125
+// ms, R32 1.520 -> 1.475), 2D 2047^2 2%.
 constexpr size_t COUPLE_MIN_BLOCKS = 2;
 inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
 {

@@ -39,6 +39,15 @@ typedef struct pscr_backend_ops {
 
 extern const pscr_backend_ops pscr_cpu_backend;
 
+/* The largest slab (n2 n3 entries in 3D) the CUDA backend takes: 2^31 - 1,
+ * or lower where PSCR_CUDA_MAX_SLAB (a test switch) says so, so that a small
+ * plan exercises the refusal and AUTO's fallback; it never raises it. */
+static inline long long pscr_cuda_max_slab(void)
+{
+  const long long limit = 0x7fffffffLL, lower = pscr_env_count("PSCR_CUDA_MAX_SLAB");
+  return lower > 0 && lower < limit ? lower : limit;
+}
+
 /*
  * Whether the CUDA backend indexes a problem of sizes n[0..ndim-1]: the
  * coupling and gather kernels count a slab's entries in 32 bits, entry
@@ -47,14 +56,6 @@ extern const pscr_backend_ops pscr_cpu_backend;
  * division (stencil.cuh). So the longest slab, n2 n3 in 3D (n2 in 2D, an
  * int), must stay below 2^31.
  */
-static inline long long pscr_cuda_max_slab(void)
-{
-  /* PSCR_CUDA_MAX_SLAB (tests): a lower limit, so that a small plan
-   * exercises the refusal and AUTO's fallback; it never raises it. */
-  const long long limit = 0x7fffffffLL, lower = pscr_env_count("PSCR_CUDA_MAX_SLAB");
-  return lower > 0 && lower < limit ? lower : limit;
-}
-
 static inline int pscr_cuda_sizes_fit(int ndim, const int *n)
 {
   return ndim < 3 || (long long)n[1] * (long long)n[2] <= pscr_cuda_max_slab();
