@@ -1,10 +1,14 @@
 #!/usr/bin/env bash
 # Install pscr's build and test dependencies on Debian/Ubuntu when missing.
 # Does nothing when everything is present; needs root (or sudo) otherwise.
+# PSCR_DEPS_PETSC=1 (CI) adds petsc-dev, so that the build also makes and
+# tests the PETSc example; the quick start leaves it out (about 130 packages).
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
-for pkg in cmake gcc make pkg-config liblapacke-dev libopenblas-dev check; do
+pkgs=(cmake gcc make pkg-config liblapacke-dev libopenblas-dev check)
+[ "${PSCR_DEPS_PETSC:-0}" = 1 ] && pkgs+=(petsc-dev)
+for pkg in "${pkgs[@]}"; do
   have_pkg "$pkg" || need+=("$pkg")
 done
 sudo=""
