@@ -1736,7 +1736,10 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
   const EIG(v) *z = tb->z;
   const EIG(v) zero = EIG(v_splat)(0.0);
   /* Partners: lanes in the window of a later lane of the run. Only their
-   * rows of the Gram matrix G = Z^T M Z and of T leave the diagonal. */
+   * rows of the Gram matrix G = Z^T M Z and of T leave the diagonal.
+   * (G and V by diagonals instead, with lane rotations, saved work where
+   * the windows are sparse but cost more at the bottom of the spectrum,
+   * the part that bounds the call: 2026-11-26-cpu-eigen-diag-gram.) */
   int part[L] = {0}, np = 0;
   for (int k = a; k < e; k++)
     for (int l = k + 1; l < e; l++)
