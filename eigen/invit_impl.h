@@ -1739,7 +1739,8 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
    * rows of the Gram matrix G = Z^T M Z and of T leave the diagonal.
    * (G and V by diagonals instead, with lane rotations, saved work where
    * the windows are sparse but cost more at the bottom of the spectrum,
-   * the part that bounds the call: 2026-11-26-cpu-eigen-diag-gram.) */
+   * the part that bounds the call:
+   * bench/results/2026-11-26-cpu-eigen-diag-gram.) */
   int part[L] = {0}, np = 0;
   for (int k = a; k < e; k++)
     for (int l = k + 1; l < e; l++)

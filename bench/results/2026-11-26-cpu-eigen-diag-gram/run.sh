@@ -7,12 +7,12 @@
 set -euo pipefail
 out=$1
 base=${BASE:-2550de3}
-D=$(dirname "$0")
+D=$(cd "$(dirname "$0")" && pwd)
 drv=bench/results/2026-11-24-h100host-eigen-threads/drv.c
 w=$(mktemp -d)
 git worktree add -q --detach "$w/base" "$base"
 git worktree add -q --detach "$w/diag" "$base"
-git -C "$w/diag" apply "$PWD/$D/diag-gram.diff"
+git -C "$w/diag" apply "$D/diag-gram.diff"
 F="-O3 -DNDEBUG -march=native -fopenmp -Wall -Wextra -Wno-psabi -Isrc -Iinclude -Ibuild/include"
 for t in base diag; do
   gcc $F -I"$w/$t/eigen" -o "$w/$t.bin" $drv "$w/$t/eigen/eigen.c" src/error.c src/env.c -lm
