@@ -10,13 +10,14 @@ base=${BASE:-2550de3}
 D=$(cd "$(dirname "$0")" && pwd)
 drv=bench/results/2026-11-24-h100host-eigen-threads/drv.c
 w=$(mktemp -d)
+# Worktrees and binaries go on any exit, also when a build step fails.
+trap 'for d in "$w"/*/; do git worktree remove --force "$d" 2> /dev/null || true; done; rm -rf "$w"; git worktree prune' EXIT
 git worktree add -q --detach "$w/base" "$base"
 git worktree add -q --detach "$w/diag" "$base"
 git -C "$w/diag" apply "$D/diag-gram.diff"
 F="-O3 -DNDEBUG -march=native -fopenmp -Wall -Wextra -Wno-psabi -Isrc -Iinclude -Ibuild/include"
 for t in base diag; do
   gcc $F -I"$w/$t/eigen" -o "$w/$t.bin" $drv "$w/$t/eigen/eigen.c" src/error.c src/env.c -lm
-  git worktree remove --force "$w/$t"
 done
 {
   echo "# $(date -u +%F) $(nproc) cores: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2), base $base"
@@ -35,4 +36,3 @@ if command -v perf > /dev/null; then
       grep -v '^#' | grep -v "^$" | sed -n 1,16p
   done | tee "$out/perf.txt"
 fi
-rm -rf "$w"

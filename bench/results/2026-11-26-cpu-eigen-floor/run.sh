@@ -15,6 +15,8 @@ base=${BASE:-45f8eaf}
 D=$(cd "$(dirname "$0")" && pwd)
 drv=bench/results/2026-11-24-h100host-eigen-threads/drv.c
 w=$(mktemp -d)
+# Worktrees and binaries go on any exit, also when a build step fails.
+trap 'for d in "$w"/*/; do git worktree remove --force "$d" 2> /dev/null || true; done; rm -rf "$w"; git worktree prune' EXIT
 F="-O3 -DNDEBUG -march=native -fopenmp -Wall -Wextra -Wno-psabi -Isrc -Iinclude -Ibuild/include"
 for t in base no-update-no-v no-window window-scale; do
   git worktree add -q --detach "$w/$t" "$base"
@@ -38,5 +40,3 @@ if [ "${ORTH:-0}" = 1 ]; then
     "$w/$t/build/tests/test_eigen" 2>&1 | grep -E "orthogonality [0-9.]+ |timing|Checks|:F:" || true
   done | tee "$out/eigen-orth.txt"
 fi
-for t in base no-update-no-v no-window window-scale; do git worktree remove --force "$w/$t"; done
-rm -rf "$w"
