@@ -80,8 +80,8 @@ inline unsigned grid_of(size_t count) { return blocks_capped(count, THREADS, (si
 // divides a flat 64-bit index by S. A block is THREADS threads, bx of them
 // along t (a multiple of 32, at most the next power of two >= S / per, so
 // that the short slabs of 3D levels do not idle half a block) and
-// THREADS / bx along the rows. (The reduction kernels keep flat grids: on this shape the float
-// weighted sums ran 6% slower, bench/results/2026-11-23-h100-coupling-facs.)
+// THREADS / bx along the rows. (The reduction kernels keep flat grids: on
+// this shape the float weighted sums ran 6% slower, H100.)
 struct SlabGrid {
   dim3 grid, block;
 };

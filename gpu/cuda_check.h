@@ -1,4 +1,4 @@
-// CUDA error checks for the backend (STYLE.md): the status variable and the
+// CUDA error checks for the backend: the status variable and the
 // cleanup label are explicit at every call site; no macro hides a return.
 #ifndef PSCR_CUDA_CHECK_H
 #define PSCR_CUDA_CHECK_H

@@ -1,5 +1,5 @@
 // CUDA backend, solve side: the level driver of the radix-4 PSCR solve
-// (DESIGN.md section 2), mirroring cpu_solve_impl.h. Each stage of a level
+// (docs/design.md), mirroring cpu_solve_impl.h. Each stage of a level
 // is one launch over all its blocks and eigenpairs; the 3D dimension-1
 // subproblems (2D solves with shifts c + lambda_e) run as one batched 2D
 // solve per outer level. The right-hand sides of a batched solve
@@ -84,8 +84,7 @@ template <class Go> cudaError_t with_rows(int rows, Go &&go)
 // (State::part_res, sum_res; 8 where unknown). A fixed 8 per SM left a
 // partial last wave wherever fewer were resident: 3D 255^3 float holds 3
 // blocks of k_part per SM, and its 1056 blocks ran as 2.67 waves in the
-// time of 3 (H100: 10.34 -> 10.06 ms;
-// bench/results/2026-11-25-h100-3d-fused-sums).
+// time of 3 (H100: 10.34 -> 10.06 ms).
 struct PartShape {
   int P, threads;
   size_t blocks, smem;
@@ -441,10 +440,8 @@ template <class T> cudaError_t part_sum_plan_t(State *s, bool always)
 // forces either). Four entries everywhere slows small 3D plans (63^3 R64
 // 0.470 -> 0.497 ms, 95^3 1.39 -> 1.44 ms): some of their levels' grids
 // then have fewer than 2 blocks per SM. The threshold was 16 blocks per SM
-// (from 2D sizes, bench/results/2026-11-24-h100-couple-rows); a sweep over
-// 16, 8, 4, 2 and 0 after the short-slab grids
-// (bench/results/2026-11-25-h100-couple-min) found 2 the fastest or within
-// noise everywhere: 3D 127^3-191^3 1-3% faster (127^3 R64 2.179 -> 2.125
+// (from 2D sizes); a sweep over 16, 8, 4, 2 and 0 after the short-slab
+// grids found 2 the fastest or within noise everywhere (H100): 3D 127^3-191^3 1-3% faster (127^3 R64 2.179 -> 2.125
 // ms, R32 1.520 -> 1.475), 2D 2047^2 2%.
 constexpr size_t COUPLE_MIN_BLOCKS = 2;
 inline SlabGrid couple_grid(const State *s, size_t S, size_t rows)
@@ -489,8 +486,7 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
 // right-hand side's entries stay within half the device's resident threads
 // (State::sm_threads per SM). Depends on the level and the device only. H100, 4095^2
 // Poisson: float 1.515 -> 1.484 ms, double 2.745 -> 2.680 ms. Half the
-// resident threads measured best, against all of them or a quarter
-// (bench/results/2026-11-24-h100-reduce-lanes).
+// resident threads measured best, against all of them or a quarter.
 template <class T> int reduce_lanes(const State *s, const LevelArgs<T> &L, int B, int nrhs)
 {
   const size_t per_blk = (size_t)L.nit / (size_t)L.nb;
@@ -731,8 +727,7 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
   // whether they fail, and then no u_r of any batch is a solution. Only
   // then does a solve end with the fill (the flag stays set). (The flag's
   // clear and test in every solve were 2 of 31 launches at 4096^2 Poisson,
-  // 0.1-0.7% of the float time on the H100,
-  // bench/results/2026-11-24-h100-pivot-probe.)
+  // 0.1-0.7% of the float time on the H100.)
   if (!s->pivots_bad)
     return cudaSuccess;
   unsigned grid = grid_of(count);

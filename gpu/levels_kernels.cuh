@@ -1,4 +1,4 @@
-// Stage kernels of one reduction level (DESIGN.md section 2), each one launch
+// Stage kernels of one reduction level (docs/design.md), each one launch
 // over all batches, blocks and slab entries of the level. Batches: B
 // independent problems of the dimension (the right-hand sides of a batched
 // solve at the top dimension, the 3D inner 2D solves below it), batch b's

@@ -1,4 +1,4 @@
-// Level 3 with the weighted sums fused in (DESIGN.md section 3: "fuse the
+// Level 3 with the weighted sums fused in (docs/design.md: "fuse the
 // right-hand-side formation and the weighted accumulation into it"). One
 // slot of k_part's P threads takes a reduction item (eigenpairs e0 .. e1-1
 // of one block B, levels_kernels.cuh) and solves its systems one after the
@@ -68,8 +68,7 @@ __device__ __forceinline__ void add_rows(const LevelArgs<T> &L, const int *eq, i
   }
   // Four rows at a time: fully unrolled, the compiler issued all 16 loads of
   // y and 48 of the sums first and spilled (ptxas: 40-150 bytes at 128
-  // registers, M = 16); 4095^2 Poisson R32 1.95 -> 1.67 ms
-  // (bench/results/2026-11-24-h100-fused-forward).
+  // registers, M = 16); H100 4095^2 Poisson R32 1.95 -> 1.67 ms.
 #pragma unroll 4
   for (int j = 0; j < M; j++) {
     const int i = lp + j * P;
@@ -181,8 +180,8 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
       // (stage_pair / stage_one), so no barrier is needed. Both systems of a
       // pair are added in one read-modify-write of the sums, in the order of
       // one after the other: bitwise the same sums with half the shared-
-      // memory traffic (4095^2 Poisson R32 1.636 -> 1.601 ms, 2047^2 R64
-      // 0.848 -> 0.825; bench/results/2026-11-24-h100-pair-sums).
+      // memory traffic (H100 4095^2 Poisson R32 1.636 -> 1.601 ms, 2047^2
+      // R64 0.848 -> 0.825).
       if (two && on[PAIR - 1])
         add_rows<T, M, SUMS, PAIR>(L, eq, q0, q1, sb, acc, lp, P, nl);
       else if (on[0])

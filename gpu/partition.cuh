@@ -2,7 +2,7 @@
 //   (A_l + s M_l) y = r,   s = c_b + lambda_e,   l = d + 1 (the last dimension),
 // of a whole level, r formed on the fly from F (and gL, gR in the back
 // substitution) as in thomas.cuh. A partitioned Thomas/PCR hybrid that keeps
-// every intermediate on chip (DESIGN.md section 3, cost model):
+// every intermediate on chip (docs/design.md, the GPU cost model):
 //
 // - P threads share one system (P a power of two); thread p owns the M rows
 //   p M .. p M + M - 1 (rows past n_l are identity rows). The last row of each
@@ -155,7 +155,7 @@ template <class T> struct PartFacs {
 // left k_part reading them through generic pointers with 64-bit address
 // arithmetic, and the float and double kernels spilled (H100 3D Poisson
 // 255^3: double 15.96 -> 15.14 ms, float 9.86 -> 9.77 ms; 3D float 63^3
-// 0.47 -> 0.49 ms; bench/results/2026-11-25-h100-staged-facs).
+// 0.47 -> 0.49 ms).
 template <class T> struct StagedFacs : PartFacs<T> {};
 
 template <class F> struct is_staged : std::false_type {};
@@ -166,8 +166,8 @@ template <class T> struct is_staged<StagedFacs<T>> : std::true_type {};
 // table of four row classes instead
 // of P M rows, staged in shared memory by every thread block, so level 3
 // reads no factors from L1/L2 (a timing what-if without factor loads
-// bounded the gain at a quarter of level 3, H100 4095^2 Poisson,
-// bench/results/2026-11-23-h100-whatif-factor-loads). tab: ad | md | ao |
+// bounded the gain at a quarter of level 3, H100 4095^2 Poisson).
+// tab: ad | md | ao |
 // mo, four entries each, by class: diagonals row 0, rows 1 .. n-2, row n-1,
 // padding rows (1, 0); off-diagonals (i, i+1) i = 0, 1 .. n-3, n-2, and
 // i >= n-1 (0, 0). The arithmetic is PartFacs' (a + s m), so both give the
@@ -281,13 +281,12 @@ template <class T, int M, class F> __host__ __device__ constexpr int part_smem_p
 // 512 threads): real float with ya, yb in shared memory fits 80 registers
 // without spills, so three blocks of 256 (H100 4095^2 R32 level 3:
 // 2.20 -> 1.84 ms); the others keep 128 registers (fewer spill, and lost
-// more than occupancy gained: bench/results/2026-11-23-h100-tuning).
+// more than occupancy gained, H100).
 // Staged float factors at 8 rows (3D plans) take four blocks, 64 registers:
 // the kernel is latency bound there, and the 60 bytes the paired kernel
 // then spilled cost less than a fourth block gains (H100 255^3 k_part
-// 12.75 -> 11.53 ms; at 16 rows, 2D 1023^2, a fourth block lost 2%:
-// bench/results/2026-11-25-h100-staged-facs). Since the leaner level 3 it
-// spills nothing at 64 (bench/results/2026-11-25-h100-level3-lean).
+// 12.75 -> 11.53 ms; at 16 rows, 2D 1023^2, a fourth block lost 2%).
+// Since the leaner level 3 it spills nothing at 64.
 template <class T, int M, class F> constexpr int part_min_blocks(int NT)
 {
   if (NT > 256)

@@ -1,4 +1,4 @@
-// The coupling operator of DESIGN.md section 2 on the device:
+// The coupling operator of docs/design.md on the device:
 //   T(j, p) y = ((A_d)_jp + c (M_d)_jp) Mrest y + (M_d)_jp Arest y,
 // Mrest, Arest the mass and stiffness of the dimensions after d: a 3-point
 // stencil when one dimension remains, a 9-point stencil when two remain
@@ -63,8 +63,8 @@ template <class T> struct Row3 {
 // coupling against 27 here. H100, 3D 255^3, the two 9-point kernels of a
 // solve (with the plan's probe solve): 619 -> 362 M instructions, float
 // 1.11 -> 0.85 ms; double 1.24 -> 1.34 ms, whose loads in flight take 84
-// registers, not 64 (bench/results/2026-11-25-h100-row9; the solves as a
-// whole: float 1% faster, double unchanged).
+// registers, not 64 (the solves as a whole: float 1% faster, double
+// unchanged).
 template <class T> struct Row9 {
   Row3<T> r2, r3;
   int i2, i3, n3;
@@ -118,8 +118,7 @@ __device__ inline Coupling<T> coupling_of(const Facs<T> &F, int d, T c, int j, i
 // differently.) The couplings ran at 35% of the DRAM bandwidth and 48% of
 // the SM's issue (ncu, 4095^2 Poisson double, level 1: 108 us for 134 MB),
 // with these loads and the per-entry row set-up (k_couple_*) most of it;
-// now 43% and 87 us (bench/results/2026-11-24-h100-couple-pairs and
-// -couple-rows).
+// now 43% and 87 us.
 template <class T, bool S1>
 __device__ inline void couple_two(const Facs<T> &F, int r, Coupling<T> k1, const T *y1,
                                   Coupling<T> k2, const T *y2, unsigned t, T &v1, T &v2)

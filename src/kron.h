@@ -1,7 +1,7 @@
 /*
  * Kronecker-structured operators on vectors whose LAST dimension is fastest:
  * the building blocks of pscr_operator_apply and of the solver's coupling
- * terms T(j, p) (DESIGN.md section 2).
+ * terms T(j, p) (docs/design.md).
  */
 #ifndef PSCR_KRON_H
 #define PSCR_KRON_H
