@@ -38,16 +38,6 @@
 /* Host-API timing on cuda: stop after this many seconds once 3 solves are in. */
 #define HOST_API_BUDGET_S 2.0
 
-/* "PSCR_ERROR_DEVICE_ALLOC: device memory allocation failed" for messages. */
-#define STATUS_NAME_(name, text) #name ": " text,
-static const char *const status_text[] = {PSCR_STATUS_LIST(STATUS_NAME_)};
-#undef STATUS_NAME_
-
-static const char *status_str(pscr_status st)
-{
-  return (unsigned)st < sizeof status_text / sizeof *status_text ? status_text[st]
-                                                                  : pscr_status_string(st);
-}
 
 /* One verified model problem: plan, right-hand side b, solution u. */
 typedef struct bench_case {
@@ -80,7 +70,7 @@ static int case_setup(bench_case *c, const paper_table *t, int n, const pscr_opt
   memset(c, 0, sizeof *c);
   if ((st = pscr_problem_create(&c->pb, t->helmholtz ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON,
                                 t->ndim, sizes, NULL, 0.0, omega))) {
-    fprintf(stderr, "%s n=%d: problem: %s (%s)\n", t->name, n, status_str(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: problem: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
     return 0;
   }
   c->cplx = c->pb->dtype == PSCR_C64;
@@ -98,12 +88,12 @@ static int case_setup(bench_case *c, const paper_table *t, int n, const pscr_opt
   st = pscr_plan_create(&c->plan, c->pb->dtype, t->ndim, c->pb->pencils, c->pb->shift, opts);
   c->plan_s = cli_now() - t0;
   if (st) {
-    fprintf(stderr, "%s n=%d: plan: %s (%s)\n", t->name, n, status_str(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: plan: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
     return 0;
   }
   /* Verify (this solve is also the warm-up). */
   if ((st = pscr_solve(c->plan, c->b, c->u))) {
-    fprintf(stderr, "%s n=%d: solve: %s (%s)\n", t->name, n, status_str(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: solve: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
     return 0;
   }
   cli_verify(c->pb, c->b, c->u, c->ue, c->au, &c->berr, &c->derr);
@@ -164,7 +154,7 @@ static int run_cuda(const paper_table *t, const paper_row *row, int repeat, cons
   double host_ms = 1e3 * host_solve_median(&c, c.au, repeat, HOST_API_BUDGET_S);
   pscr_status st = gpu_time_solve(c.plan, opts->device, c.pb->dtype, c.N, c.b, c.u, repeat, &g);
   if (st) {
-    fprintf(stderr, "%s n=%d: device timing: %s (%s)\n", t->name, n, status_str(st), g.msg);
+    fprintf(stderr, "%s n=%d: device timing: %s (%s)\n", t->name, n, pscr_status_string(st), g.msg);
     goto out;
   }
   double dofs = pow(n, t->ndim), gtx_ms = 1e3 * row->gtx, xfer_ms = 1e3 * row->transfer;
@@ -235,7 +225,7 @@ int main(int argc, char **argv)
   if (cuda) {
     pscr_status st = gpu_describe(opts.device, device, sizeof device);
     if (st) {
-      fprintf(stderr, "pscr-bench: --backend cuda: %s (%s)\n", status_str(st), device);
+      fprintf(stderr, "pscr-bench: --backend cuda: %s (%s)\n", pscr_status_string(st), device);
       return st == PSCR_ERROR_NOT_SUPPORTED ? 77 : 1;
     }
     repeat = repeat > GPU_MIN_REPEAT ? repeat : GPU_MIN_REPEAT;

@@ -49,7 +49,6 @@
 #include <omp.h>
 #endif
 
-#include "env.h"
 #include "error.h"
 
 /*
@@ -85,7 +84,7 @@
 /* The lane paths (Crawford's lane sweep, complex LR's multishift passes),
  * unless PSCR_EIGEN_LANES=0 (then the scalar sweep and single LR steps,
  * for comparison in the tests and the benchmarks). */
-static int eig_lanes_enabled(void) { return pscr_env_switch("PSCR_EIGEN_LANES") != 0; }
+static int eig_lanes_enabled(void) { return 1; /* the config argument comes with the eigen/ split */ }
 
 /* The eigenvector sweep: by every thread, each on its rows, from
  * EIG_TEAM_MIN threads on; with fewer, by thread 0 alone while the others
@@ -95,7 +94,7 @@ static int eig_lanes_enabled(void) { return pscr_env_switch("PSCR_EIGEN_LANES") 
 #define EIG_TEAM_MIN 4
 static int eig_team_mode(int nt)
 {
-  const int e = pscr_env_switch("PSCR_EIGEN_TEAM");
+  const int e = -1; /* automatic until the config argument (eigen/ split) */
   return e >= 0 ? e : nt >= EIG_TEAM_MIN;
 }
 
@@ -104,7 +103,7 @@ static int eig_team_mode(int nt)
  * the environment: never, or wherever a window boundary exists (orders
  * from EIG_SPLIT_MIN on; the tests check the parts' results and compare
  * them across thread counts). Returns -1 when unset. */
-static int eig_split_mode(void) { return pscr_env_switch("PSCR_EIGEN_SPLIT"); }
+static int eig_split_mode(void) { return -1; /* automatic until the config argument */ }
 
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual

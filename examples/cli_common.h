@@ -4,7 +4,9 @@
 
 #include <math.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "pscr.h"
@@ -31,6 +33,39 @@ static inline const char *cli_dtype_name(pscr_dtype dtype)
     return "C32";
   }
   return "?";
+}
+
+/*
+ * --flags: a comma-separated list of pscr_flag_name()s (pscr.h,
+ * PSCR_FLAG_LIST) into the bits of pscr_options.flags. Returns 0, or -1
+ * after printing the unknown name and the known ones to stderr.
+ */
+static inline int cli_parse_flags(const char *list, unsigned int *flags)
+{
+  *flags = 0;
+  const char *at = list;
+  while (*at) {
+    size_t len = strcspn(at, ",");
+    unsigned int bit = 0;
+    for (int k = 0; k < 32 && !bit; k++) {
+      const char *name = pscr_flag_name(1u << k);
+      if (name && strlen(name) == len && !strncmp(name, at, len))
+        bit = 1u << k;
+    }
+    if (!bit) {
+      fprintf(stderr, "--flags: unknown flag '%.*s'; known flags:", (int)len, at);
+      for (int k = 0; k < 32; k++)
+        if (pscr_flag_name(1u << k))
+          fprintf(stderr, " %s", pscr_flag_name(1u << k));
+      fprintf(stderr, "\n");
+      return -1;
+    }
+    *flags |= bit;
+    at += len;
+    if (*at == ',')
+      at++;
+  }
+  return 0;
 }
 
 /* qsort comparator for doubles (medians of timings). */

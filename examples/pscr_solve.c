@@ -5,7 +5,7 @@
  *
  *   pscr-solve [--problem poisson|helmholtz] [--dim 2|3] [-n N]
  *              [--graded G] [--omega W] [--backend auto|cpu|cuda]
- *              [--threads T] [--repeat R]
+ *              [--threads T] [--repeat R] [--flags NAME,...]
  */
 #define _POSIX_C_SOURCE 200809L
 #include <complex.h>
@@ -23,8 +23,10 @@ static void usage(const char *prog)
   fprintf(stderr,
           "usage: %s [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]\n"
           "          [--omega W] [--backend auto|cpu|cuda] [--threads T] [--repeat R]\n"
+          "          [--flags NAME,...]\n"
           "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh, omega = 40,\n"
-          "          backend auto (CUDA when present), all threads, 5 repeats\n",
+          "          backend auto (CUDA when present), all threads, 5 repeats, no flags\n"
+          "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n",
           prog);
 }
 
@@ -60,7 +62,10 @@ int main(int argc, char **argv)
       opts.num_threads = atoi(val);
     else if (!strcmp(arg, "--repeat"))
       repeat = atoi(val) > 0 ? atoi(val) : 1;
-    else if (!strcmp(arg, "--backend"))
+    else if (!strcmp(arg, "--flags")) {
+      if (cli_parse_flags(val, &opts.flags))
+        return 2;
+    } else if (!strcmp(arg, "--backend"))
       opts.backend = !strcmp(val, "cpu")    ? PSCR_BACKEND_CPU
                      : !strcmp(val, "cuda") ? PSCR_BACKEND_CUDA
                                             : PSCR_BACKEND_AUTO;

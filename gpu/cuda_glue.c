@@ -3,10 +3,11 @@
  * view of cuda_view.h and provides the ops table. The work happens in
  * cuda_setup.cu, cuda_solve.cu and cuda_host.cu.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_view.h"
+#include "cuda_backend.h"
 #include "error.h"
 #include "plan.h"
 
@@ -109,6 +110,7 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   v->ndim = p->ndim;
   v->device = p->opts.device;
   v->rows_per_thread = p->opts.cuda_rows_per_thread;
+  v->flags = p->opts.flags;
   v->max_batch = p->opts.max_batch;
   v->num_threads = p->nthreads;
   v->total = p->total;
@@ -148,86 +150,158 @@ static pscr_status pscr_cuda_view_build(const pscr_plan *p, pscr_cuda_view *v)
   return PSCR_SUCCESS;
 }
 
-/* The plan's copy of what the CUDA state chose (pscr_info): after setup,
-   and after an upload of new factors (M_l may have turned (non)diagonal). */
-static void pscr_cuda_read_choices(pscr_plan *p)
+/* What the CUDA state chose (pscr_info, the cost model): after setup, and
+   after an upload of new factors (M_l may have turned (non)diagonal). */
+static void pscr_cuda_read_choices(pscr_cuda_backend_data *b)
 {
-  pscr_cuda_state_choices(p->backend_data, &p->level3_rows, &p->level3_threads,
-                          &p->level3_mdiag, &p->level3_toeplitz, &p->level3_pivot_table,
-                          &p->level3_staged, &p->level3_fuse_slots, &p->level3_fuse_back,
-                          &p->level3_fuse_min, &p->cuda_early_launch, &p->cuda_nan_fill);
+  pscr_cuda_state_choices(b->state, &b->choices);
+}
+
+/* The largest slab (n2 n3 entries in 3D) the backend takes: 2^31 - 1, or
+   1000 with PSCR_FLAG_TEST_CUDA_SLAB_1000, so that a small plan exercises
+   the refusal and AUTO's fallback. The coupling and gather kernels count a
+   slab's entries in 32 bits, entry t < S plus a grid stride of about S
+   (PSCR_ENTRY_LOOP, levels_kernels.cuh), and the 9-point couplings split t
+   into its two indices with a 32-bit division (stencil.cuh): so the
+   longest slab, n2 n3 in 3D (n2 in 2D, an int), must stay below 2^31. */
+static int pscr_cuda_accepts(const pscr_plan *p, char *why, size_t len)
+{
+  const long long limit = (p->opts.flags & PSCR_FLAG_TEST_CUDA_SLAB_1000) ? 1000 : 0x7fffffffLL;
+  if (p->ndim < 3 || (long long)p->n[1] * (long long)p->n[2] <= limit)
+    return 1;
+  snprintf(why, len, "the CUDA backend needs n2*n3 <= %lld in 3D (n2 = %d, n3 = %d)", limit,
+           p->n[1], p->n[2]);
+  return 0;
 }
 
 static pscr_status pscr_cuda_setup(pscr_plan *p)
 {
+  pscr_cuda_backend_data *b = calloc(1, sizeof *b);
+  if (!b)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA backend data");
+  p->backend_data = b;
   pscr_cuda_view v;
   pscr_status st = pscr_cuda_view_build(p, &v);
   if (st)
     return st;
   size_t bytes = 0;
-  st = pscr_cuda_state_setup(&v, &p->backend_data, &bytes);
+  const int saved = pscr_cuda_current_device();
+  st = pscr_cuda_state_setup(&v, &b->state, &bytes);
+  pscr_cuda_restore_device(saved);
   p->device_bytes += bytes;
   if (st == PSCR_SUCCESS)
-    pscr_cuda_read_choices(p);
+    pscr_cuda_read_choices(b);
   pscr_cuda_view_free(&v);
   return st;
 }
 
 static pscr_status pscr_cuda_upload(pscr_plan *p)
 {
+  pscr_cuda_backend_data *b = p->backend_data;
   pscr_cuda_view v;
   pscr_status st = pscr_cuda_view_build(p, &v);
   if (st)
     return st;
-  st = pscr_cuda_state_upload(p->backend_data, &v);
+  const int saved = pscr_cuda_current_device();
+  st = pscr_cuda_state_upload(b->state, &v);
+  pscr_cuda_restore_device(saved);
   if (st == PSCR_SUCCESS)
-    pscr_cuda_read_choices(p);
+    pscr_cuda_read_choices(b);
   pscr_cuda_view_free(&v);
   return st;
 }
 
+/* Every call that sets the plan's device sets the caller's back. */
 static pscr_status pscr_cuda_solve(pscr_plan *p, const void *f, void *u)
 {
-  return pscr_cuda_state_solve(p->backend_data, f, u);
+  const pscr_cuda_backend_data *b = p->backend_data;
+  const int saved = pscr_cuda_current_device();
+  const pscr_status st = pscr_cuda_state_solve(b->state, f, u);
+  pscr_cuda_restore_device(saved);
+  return st;
 }
 
 static pscr_status pscr_cuda_solve_device(pscr_plan *p, const void *f, void *u, void *stream)
 {
-  return pscr_cuda_state_solve_device(p->backend_data, f, u, stream);
+  const pscr_cuda_backend_data *b = p->backend_data;
+  const int saved = pscr_cuda_current_device();
+  const pscr_status st = pscr_cuda_state_solve_device(b->state, f, u, stream);
+  pscr_cuda_restore_device(saved);
+  return st;
 }
 
 static pscr_status pscr_cuda_solve_batch(pscr_plan *p, int nrhs, const void *f, size_t ldf,
                                          void *u, size_t ldu)
 {
-  return pscr_cuda_state_solve_batch(p->backend_data, nrhs, f, ldf, u, ldu);
+  const pscr_cuda_backend_data *b = p->backend_data;
+  const int saved = pscr_cuda_current_device();
+  const pscr_status st = pscr_cuda_state_solve_batch(b->state, nrhs, f, ldf, u, ldu);
+  pscr_cuda_restore_device(saved);
+  return st;
 }
 
 static pscr_status pscr_cuda_solve_device_batch(pscr_plan *p, int nrhs, const void *f,
                                                 size_t ldf, void *u, size_t ldu, void *stream)
 {
-  return pscr_cuda_state_solve_device_batch(p->backend_data, nrhs, f, ldf, u, ldu, stream);
+  const pscr_cuda_backend_data *b = p->backend_data;
+  const int saved = pscr_cuda_current_device();
+  const pscr_status st =
+      pscr_cuda_state_solve_device_batch(b->state, nrhs, f, ldf, u, ldu, stream);
+  pscr_cuda_restore_device(saved);
+  return st;
 }
 
 static pscr_status pscr_cuda_solve_profile(pscr_plan *p, const void *f, void *u, void *stream,
                                            double *ms)
 {
+  const pscr_cuda_backend_data *b = p->backend_data;
   pscr_cost cost[PSCR_STAGE_COUNT], total;
   double min_bytes;
-  pscr_cost_model(p, cost, &total, &min_bytes);
+  pscr_cost_rules rules;
+  pscr_cuda_cost_rules(p, &rules);
+  pscr_cost_model(p, &rules, cost, &total, &min_bytes);
   /* One event per launch; the solve must make exactly the launches the cost
      model counts, in place or not, which checks the model. */
-  return pscr_cuda_state_solve_profile(p->backend_data, f, u, stream, ms,
-                                       (size_t)total.launches);
+  const int saved = pscr_cuda_current_device();
+  const pscr_status st =
+      pscr_cuda_state_solve_profile(b->state, f, u, stream, ms, (size_t)total.launches);
+  pscr_cuda_restore_device(saved);
+  return st;
+}
+
+static void pscr_cuda_info(const pscr_plan *p, pscr_info *info)
+{
+  const pscr_cuda_backend_data *b = p->backend_data;
+  const pscr_cuda_choices *c = &b->choices;
+  pscr_cost_rules rules;
+  pscr_cuda_cost_rules(p, &rules);
+  info->level3_rows_per_thread = c->rows;
+  info->level3_threads_per_system = c->rows > 0 ? c->threads : 1;
+  info->level3_toeplitz = c->toeplitz;
+  info->level3_pivot_table = c->pivot_table;
+  info->level3_staged = c->staged;
+  info->level3_fused_levels = pscr_cost_fused_levels(p, &rules);
+  info->level3_fused_back = info->level3_fused_levels > 0 && c->fuse_back;
+  info->cuda_early_launch = c->early_launch;
 }
 
 static void pscr_cuda_destroy(pscr_plan *p)
 {
-  pscr_cuda_state_destroy(p->backend_data);
+  pscr_cuda_backend_data *b = p->backend_data;
+  if (!b)
+    return;
+  if (b->state) {
+    const int saved = pscr_cuda_current_device();
+    pscr_cuda_state_destroy(b->state);
+    pscr_cuda_restore_device(saved);
+  }
+  free(b);
   p->backend_data = NULL;
 }
 
 static const pscr_backend_ops pscr_cuda_ops = {
     .name = "cuda",
+    .accepts = pscr_cuda_accepts,
     .setup = pscr_cuda_setup,
     .upload = pscr_cuda_upload,
     .solve = pscr_cuda_solve,
@@ -235,6 +309,8 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .solve_batch = pscr_cuda_solve_batch,
     .solve_device_batch = pscr_cuda_solve_device_batch,
     .solve_profile = pscr_cuda_solve_profile,
+    .cost_rules = pscr_cuda_cost_rules,
+    .info = pscr_cuda_info,
     .destroy = pscr_cuda_destroy,
 };
 

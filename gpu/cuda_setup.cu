@@ -10,9 +10,6 @@
 #include <string.h>
 
 #include "cuda_check.h"
-extern "C" {
-#include "env.h"
-}
 #include "cuda_state.cuh"
 #include "partition.cuh"
 
@@ -137,12 +134,11 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int fuse, 
 // entries of es bytes; the off-diagonals n - 1) are Toeplitz but for their
 // end rows, compared bitwise, as every uniform mesh gives them; if so,
 // ToepFacs' row-class table into tab (`one`: the element 1). Off unless
-// n >= 4, and when PSCR_CUDA_TOEPLITZ=0 is in the environment (tests
-// compare both).
-static int toeplitz_ends(const void *const fac[4], int n, size_t es, const void *one,
-                         unsigned char *tab)
+// n >= 4, and with PSCR_FLAG_CUDA_NO_TOEPLITZ (tests compare both).
+static int toeplitz_ends(const State *s, const void *const fac[4], int n, size_t es,
+                         const void *one, unsigned char *tab)
 {
-  if (n < 4 || pscr_env_switch("PSCR_CUDA_TOEPLITZ") == 0)
+  if (n < 4 || (s->flags & PSCR_FLAG_CUDA_NO_TOEPLITZ))
     return 0;
   const char *ad = (const char *)fac[0], *ao = (const char *)fac[1];
   const char *md = (const char *)fac[2], *mo = (const char *)fac[3];
@@ -171,13 +167,13 @@ static int toeplitz_ends(const void *const fac[4], int n, size_t es, const void 
 // Whether a 2D plan gets k_part's pivot table (partition.cuh,
 // part_tab_stride): its last dimension takes ToepFacs (real, Toeplitz but
 // for the end rows, M >= PART_TOEP_MIN_M, factor table not staged), unless
-// PSCR_CUDA_PIVTAB=0 in the environment (tests and benchmarks compare).
+// PSCR_FLAG_CUDA_NO_PIVOT_TABLE (tests and benchmarks compare).
 // A single-precision plan's float factors do not exist yet at setup (fac
 // NULL): its table is allocated, and the upload decides on its use.
 static bool pivot_table_wanted(const State *s, const void *const fac[4], size_t es)
 {
   if (s->ndim != 2 || s->cplx || s->rows < PART_TOEP_MIN_M ||
-      pscr_env_switch("PSCR_CUDA_PIVTAB") == 0 ||
+      (s->flags & PSCR_FLAG_CUDA_NO_PIVOT_TABLE) ||
       !part_toep_used(1, s->part_p, s->rows, es))
     return false;
   if (!fac[0])
@@ -185,7 +181,7 @@ static bool pivot_table_wanted(const State *s, const void *const fac[4], size_t 
   unsigned char tab[PART_TOEP_ENTRIES * 16];
   const double one_d = 1.0;
   const float one_s = 1.0f;
-  return toeplitz_ends(fac, s->n[s->ndim - 1], es,
+  return toeplitz_ends(s, fac, s->n[s->ndim - 1], es,
                        s->single ? (const void *)&one_s : (const void *)&one_d, tab) != 0;
 }
 
@@ -239,20 +235,19 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
 }
 
 // Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
-// Automatic, from H100 measurements (bench/results/2026-11-23-h100-tuning):
+// Automatic, from H100 measurements:
 // 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
 // want short dependency chains (2D n = 256: 0.18 ms with 2, 0.20 ms with 8);
 // more rows while P would exceed PART_MAX_P; past 16 PART_MAX_P rows, the
 // serial path. Single precision takes 16 rows past n = 256: fewer PCR
 // steps in float cost less accuracy (2D Helmholtz 1023^2, C32: backward error
 // 7.2e-5 with 16 rows, 1.2e-3 with 8) and no time (0.400 against 0.412 ms;
-// R32 Poisson 1023^2 0.283 against 0.318 ms; bench/results/
-// 2026-11-23-h100-single). Complex double in 3D takes 4 rows up to n = 128:
+// R32 Poisson 1023^2 0.283 against 0.318 ms). Complex double in 3D takes 4
+// rows up to n = 128:
 // at 8 its staged kernel spilled 244 bytes at 128 registers (3D Helmholtz
 // C64 127^3 5.16 against 4.85 ms, 63^3 0.78 against 0.64 ms); at 255^3 the
-// 8 rows stayed ahead (35.4 against 35.8 ms; bench/results/
-// 2026-11-25-h100-staged-facs). Measured before the leaner level 3, after
-// which the 8-row kernel spills 156 bytes (2026-11-25-h100-level3-lean).
+// 8 rows stayed ahead (35.4 against 35.8 ms). Measured before the leaner
+// level 3, after which the 8-row kernel spills 156 bytes.
 int choose_rows(int requested, int n, int ndim, bool single, bool cplx)
 {
   if (requested < 0)
@@ -293,19 +288,21 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // Largest batch of each dimension: max_batch right-hand sides at the top,
   // then times the outer max_ne (the 3D inner 2D solves).
   size_t batch = (size_t)v->max_batch;
-  // PSCR_CUDA_PAIR=0 or 1 in the environment: k_part never or always solves
-  // two systems per pass (tests compare both bitwise; experiments); unset or
-  // anything else: part_pair's rule.
-  s->pair_mode = pscr_env_switch("PSCR_CUDA_PAIR");
-  // PSCR_CUDA_STAGE=0: k_part reads its factor table from global memory
-  // even where staged_facs would copy it to shared memory (tests compare
-  // the two bitwise).
-  s->stage_facs = pscr_env_switch("PSCR_CUDA_STAGE") != 0;
-  // PSCR_CUDA_COUPLE_PER=0 or 1: the coupling and gather kernels take one
-  // entry per thread, or COUPLE_PER wherever the slabs are long enough
+  s->flags = v->flags;
+  // PSCR_FLAG_CUDA_PAIR_NEVER / _ALWAYS: k_part never or always solves two
+  // systems per pass (tests compare both bitwise); neither: part_pair's rule.
+  s->pair_mode = pscr_cuda::flag_mode(v->flags, PSCR_FLAG_CUDA_PAIR_NEVER,
+                                      PSCR_FLAG_CUDA_PAIR_ALWAYS);
+  // PSCR_FLAG_CUDA_NO_STAGE: k_part reads its factor table from global
+  // memory even where staged_facs would copy it to shared memory (tests
+  // compare the two bitwise).
+  s->stage_facs = !(v->flags & PSCR_FLAG_CUDA_NO_STAGE);
+  // PSCR_FLAG_CUDA_COUPLE_ONE / _MANY: the coupling and gather kernels take
+  // one entry per thread, or COUPLE_PER wherever the slabs are long enough
   // (tests compare both bitwise: the rule takes several only on grids too
-  // large for a test); else couple_grid's rule.
-  s->couple_mode = pscr_env_switch("PSCR_CUDA_COUPLE_PER");
+  // large for a test); neither: couple_grid's rule.
+  s->couple_mode = pscr_cuda::flag_mode(v->flags, PSCR_FLAG_CUDA_COUPLE_ONE,
+                                        PSCR_FLAG_CUDA_COUPLE_MANY);
   s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim,
                                    v->single != 0, v->is_complex != 0);
   s->rows_chosen = s->rows;
@@ -328,9 +325,9 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
                  cudaDeviceGetAttribute(&s->sm_threads, cudaDevAttrMaxThreadsPerMultiProcessor,
                                         v->device));
   // Programmatic dependent launch (launch.cuh) where the kernels have their
-  // gates. PSCR_CUDA_PDL=0 in the environment: off (A/B measurements).
+  // gates. PSCR_FLAG_CUDA_NO_EARLY_LAUNCH: off (A/B measurements).
   s->pdl = 0;
-  if (pscr_env_switch("PSCR_CUDA_PDL") != 0)
+  if (!(v->flags & PSCR_FLAG_CUDA_NO_EARLY_LAUNCH))
     PSCR_CUDA_GOTO(st, fail, pscr_cuda::pdl_supported(v->device, &s->pdl));
   PSCR_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   for (int d = 0; d < v->ndim; d++) {
@@ -354,15 +351,15 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
                    pscr_cuda::part_attributes(v->is_complex != 0, v->single != 0, v->device));
     PSCR_CUDA_GOTO(st, fail, pscr_cuda::part_resident(s));
     // The weighted sums inside level 3 (part_sum.cuh) for 2D plans, on the
-    // levels pscr_cuda_fused_eigs picks. PSCR_CUDA_FUSE=0 in the
-    // environment: never; =1: every level whose kernel fits (tests compare
+    // levels pscr_cuda_fused_eigs picks. PSCR_FLAG_CUDA_FUSE_NEVER: never;
+    // PSCR_FLAG_CUDA_FUSE_ALL: every level whose kernel fits (tests compare
     // both). 3D plans solve the last dimension in batches of the outer
     // subproblems, whose count varies by outer level, and keep the separate
     // pass: with items sized per outer level the fused kernel was slower
     // there (H100 255^3 Poisson, 8 rows: double 16.2 -> 18.9 ms, float
-    // 10.06 -> 10.30; bench/results/2026-11-25-h100-3d-fused-sums).
-    const int fuse = pscr_env_switch("PSCR_CUDA_FUSE");
-    const bool never = fuse == 0, always = fuse == 1;
+    // 10.06 -> 10.30).
+    const bool never = (v->flags & PSCR_FLAG_CUDA_FUSE_NEVER) != 0;
+    const bool always = (v->flags & PSCR_FLAG_CUDA_FUSE_ALL) != 0;
     s->fuse_min = always ? 0 : PSCR_CUDA_FUSE_MIN_EIGS;
     if (v->ndim == 2 && !never)
       PSCR_CUDA_GOTO(st, fail, pscr_cuda::part_sum_plan(s, always));
@@ -518,7 +515,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     PSCR_CUDA_GOTO(st, out, ce);
     unsigned char tab[pscr_cuda::PART_TOEP_ENTRIES * 16];
     // Real plans only (complex kernels are not instantiated with ToepFacs).
-    s->part_toep = !s->cplx && pscr_cuda::toeplitz_ends(v->fac[l], s->n[l], es, one, tab);
+    s->part_toep = !s->cplx && pscr_cuda::toeplitz_ends(s, v->fac[l], s->n[l], es, one, tab);
     if (s->part_toep)
       PSCR_CUDA_GOTO(st, out,
                      cudaMemcpy(s->ptoep, tab, pscr_cuda::PART_TOEP_ENTRIES * es,
@@ -593,22 +590,19 @@ out:
 
 extern "C" void pscr_cuda_state_destroy(void *state) { pscr_cuda::state_free((State *)state); }
 
-extern "C" void pscr_cuda_state_choices(const void *state, int *rows, int *threads,
-                                        int *mdiag, int *toeplitz, int *pivot_table,
-                                        int *staged, int *fuse_slots, int *fuse_back,
-                                        int *fuse_min, int *early_launch, int *nan_fill)
+extern "C" void pscr_cuda_state_choices(const void *state, pscr_cuda_choices *c)
 {
   const State *s = (const State *)state;
   const int part = s->rows > 0; // else (probe_pivots' fallback too) plain Thomas
-  *rows = s->rows;
-  *threads = part ? s->part_p : 1;
-  *mdiag = part && s->part_mdiag;
-  *toeplitz = part && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
-  *pivot_table = part && s->ptab_on;
-  *staged = part && pscr_cuda::staged_facs(s, s->rows, s->elem);
-  *fuse_slots = part ? s->fuse_slots : 0;
-  *fuse_back = part && s->fuse_slots > 0 && s->fuse_back ? 1 + s->fuse_back4 : 0;
-  *fuse_min = s->fuse_min;
-  *early_launch = s->pdl;
-  *nan_fill = s->pivots_bad;
+  c->rows = s->rows;
+  c->threads = part ? s->part_p : 1;
+  c->mdiag = part && s->part_mdiag;
+  c->toeplitz = part && pscr_cuda::part_toep_used(s->part_toep, s->part_p, s->rows, s->elem);
+  c->pivot_table = part && s->ptab_on;
+  c->staged = part && pscr_cuda::staged_facs(s, s->rows, s->elem);
+  c->fuse_slots = part ? s->fuse_slots : 0;
+  c->fuse_back = part && s->fuse_slots > 0 && s->fuse_back ? 1 + s->fuse_back4 : 0;
+  c->fuse_min = s->fuse_min;
+  c->early_launch = s->pdl;
+  c->nan_fill = s->pivots_bad;
 }

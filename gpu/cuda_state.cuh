@@ -54,7 +54,7 @@ struct Prof {
 // Host-array solves of more than STAGE_MIN bytes copy pageable f and u through
 // two pinned buffers of STAGE_CHUNK bytes, the host copy of one chunk
 // overlapping the transfer of the other (H100, 4096^2 double: the host API
-// time fell from 27 to about 12 ms, bench/results/2026-11-23-h100-cuda-v1).
+// time fell from 27 to about 12 ms).
 constexpr size_t STAGE_CHUNK = (size_t)8 << 20;
 constexpr size_t STAGE_MIN = (size_t)4 << 20;
 
@@ -77,14 +77,15 @@ struct State {
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
   int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
-  int pair_mode;       // PSCR_CUDA_PAIR: -1 part_pair's rule, 0 never, 1 always
+  unsigned flags;      // pscr_options.flags (the PSCR_FLAG_CUDA_* switches)
+  int pair_mode;       // -1 part_pair's rule, 0 never, 1 always (PSCR_FLAG_CUDA_PAIR_*)
   int stage_facs;      // k_part stages small factor tables in shared memory (staged_facs)
-  int couple_mode;     // PSCR_CUDA_COUPLE_PER: -1 couple_grid's rule, 0 one entry per
-                       // thread, 1 COUPLE_PER entries wherever the slabs have them
+  int couple_mode;     // -1 couple_grid's rule, 0 one entry per thread, 1 COUPLE_PER
+                       // entries wherever the slabs have them (PSCR_FLAG_CUDA_COUPLE_*)
   int fuse_slots;      // 2D: slots of k_part_sum on the device (the back kernel's when
                        // fuse_back, else the forward one's), 0: sums unfused
-                       // (PSCR_CUDA_FUSE=0 in the environment, or 3D, or no k_part)
-  int fuse_min;        // shortest fused item (pscr_cuda_fused_eigs); 0: PSCR_CUDA_FUSE=1
+                       // (PSCR_FLAG_CUDA_FUSE_NEVER, or 3D, or no k_part)
+  int fuse_min;        // shortest fused item (pscr_cuda_fused_eigs); 0: PSCR_FLAG_CUDA_FUSE_ALL
   int fuse_pair[2];    // k_part_sum pairs systems: forward [0], back [1] (part_sum_plan)
   int fuse_back;       // the back substitution's fused levels fuse too (else forward only)
   int fuse_back4;      // so does a back level with four sums (merged top level, real types)
@@ -115,7 +116,7 @@ struct State {
 // libraries' kernels); how an early launch orders against a predecessor that
 // is not one of our grids is the driver's business, and a device solve into
 // memory just memset on the same stream once came out wrong while another
-// process shared the GPU (bench/results/2026-11-25-h100-first-launch).
+// process shared the GPU (H100, 2026-11-25).
 // Without the attribute the first kernel is in plain stream order after all
 // of it. Every later kernel follows one of ours, and its pdl_gate waits for it.
 inline bool pdl_take(const State *s)
@@ -125,9 +126,16 @@ inline bool pdl_take(const State *s)
   return early;
 }
 
+// A NEVER/ALWAYS pair of pscr_options.flags as a mode: 0 never, 1 always,
+// -1 the automatic rule (pscr_plan_create has refused both bits at once).
+inline int flag_mode(unsigned flags, unsigned never, unsigned always)
+{
+  return (flags & never) ? 0 : (flags & always) ? 1 : -1;
+}
+
 // Whether k_part (and k_part_sum) of M rows per thread stage the plan's
 // factor table (StagedFacs): where part_stages holds for the plan's P,
-// unless PSCR_CUDA_STAGE=0 (State::stage_facs). ToepFacs come first where
+// unless PSCR_FLAG_CUDA_NO_STAGE (State::stage_facs). ToepFacs come first where
 // part_toep_used (which needs a table too large to stage).
 inline bool staged_facs(const State *s, int M, size_t es)
 {

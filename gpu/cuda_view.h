@@ -52,6 +52,7 @@ typedef struct pscr_cuda_view {
   int single;     /* 1: float data (R32, C32), 0: double (R64, C64) */
   int ndim, device;
   int rows_per_thread; /* pscr_options.cuda_rows_per_thread */
+  unsigned int flags;  /* pscr_options.flags: the PSCR_FLAG_CUDA_* switches */
   int max_batch;       /* pscr_options.max_batch: right-hand sides per launch sequence */
   int num_threads;     /* CPU threads for the host-side staging copies */
   int n[3];
@@ -101,19 +102,28 @@ pscr_status pscr_cuda_state_solve_batch(void *state, int nrhs, const void *f, si
 pscr_status pscr_cuda_state_solve_device_batch(void *state, int nrhs, const void *f, size_t ldf,
                                                void *u, size_t ldu, void *stream);
 void pscr_cuda_state_destroy(void *state);
-/* What the state chose at setup: the level-3 solver (rows per thread, 0:
-   plain Thomas; threads per subproblem; whether it takes the pivot table,
-   2D Toeplitz plans, partition.cuh; whether it stages its factor table in
-   shared memory, staged_facs), the slots of the fused level-3 and
-   sums kernel (0: the sums are a separate pass) with the shortest fused
-   item (pscr_cuda_fused_eigs), whether the back substitution fuses too
-   (fuse_back 0: no; 1: its levels of up to 3 sums; 2: also the merged top
-   level's 4, src/levels.h), whether the kernels launch early
-   (launch.cuh), and whether every solve fills u with NaN (nan_fill: the
-   plan's pivots fail with plain Thomas too; probe_pivots). */
-void pscr_cuda_state_choices(const void *state, int *rows, int *threads, int *mdiag,
-                             int *toeplitz, int *pivot_table, int *staged, int *fuse_slots,
-                             int *fuse_back, int *fuse_min, int *early_launch, int *nan_fill);
+/* What the state chose at setup (pscr_info, the cost model). */
+typedef struct pscr_cuda_choices {
+  int rows;        /* level-3 rows per thread, 0: plain Thomas */
+  int threads;     /* threads per subproblem (1 for plain Thomas) */
+  int mdiag;       /* M_l diagonal: the partitioned solver skips its off-diagonal */
+  int toeplitz;    /* factors from row classes (2D Toeplitz plans, partition.cuh) */
+  int pivot_table; /* the chunks' pivots from a plan-time table */
+  int staged;      /* the factor table staged in shared memory (staged_facs) */
+  int fuse_slots;  /* slots of the fused level-3 and sums kernel (0: separate pass) */
+  int fuse_back;   /* back substitution fuses too: 0 no; 1 levels of up to 3 sums;
+                      2 also the merged top level's 4 (src/levels.h) */
+  int fuse_min;    /* the shortest fused item (pscr_cuda_fused_eigs) */
+  int early_launch; /* the kernels launch early (launch.cuh) */
+  int nan_fill;    /* every solve fills u with NaN: the plan's pivots fail with
+                      plain Thomas too (probe_pivots) */
+} pscr_cuda_choices;
+void pscr_cuda_state_choices(const void *state, pscr_cuda_choices *c);
+
+/* device.cu: the calling thread's current device (-1 when CUDA cannot say),
+   and setting it back after a call that changed it. */
+int pscr_cuda_current_device(void);
+void pscr_cuda_restore_device(int device);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

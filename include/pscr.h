@@ -19,6 +19,16 @@
  *
  * This is the only header users include. It has no CUDA dependency: streams
  * cross the API as void *.
+ *
+ * ABI: every enum value is explicit; pscr_options and pscr_info begin with
+ * their size, which the inline wrappers pscr_options_init() and
+ * pscr_plan_info() pass from the caller's own header, so that a struct can
+ * grow without breaking callers built against an older header (fields added
+ * later take 0 as their default). While the version is 0.x the shared
+ * library's SOVERSION is MAJOR.MINOR: each minor release may break the ABI
+ * and says so in CHANGELOG.md.
+ *
+ * SPDX-License-Identifier: BSD-3-Clause
  */
 #ifndef PSCR_H
 #define PSCR_H
@@ -44,23 +54,23 @@ extern "C" {
  * expanded from this list so the text never drifts from the code.
  */
 #define PSCR_STATUS_LIST(X)                                                    \
-  X(PSCR_SUCCESS, "success")                                                   \
-  X(PSCR_ERROR_INVALID_VALUE,                                                  \
+  X(PSCR_SUCCESS, 0, "success")                                                \
+  X(PSCR_ERROR_INVALID_VALUE, 1,                                               \
     "invalid value: NULL where a pointer is needed, n < 1, ndim not 2 or 3, "  \
     "or an unknown enum")                                                      \
-  X(PSCR_ERROR_NOT_SUPPORTED, "valid, but not supported by this build or backend") \
-  X(PSCR_ERROR_NON_FINITE, "NaN or Inf in the factors, the shift or the right-hand side") \
-  X(PSCR_ERROR_NOT_DEFINITE,                                                   \
+  X(PSCR_ERROR_NOT_SUPPORTED, 2, "valid, but not supported by this build or backend") \
+  X(PSCR_ERROR_NON_FINITE, 3, "NaN or Inf in the factors, the shift or the right-hand side") \
+  X(PSCR_ERROR_NOT_DEFINITE, 4,                                                \
     "a mass matrix that must be positive definite is not (real), or a zero "   \
     "pivot (complex)")                                                         \
-  X(PSCR_ERROR_EIGEN_FAILED, "the initialization eigensolver did not converge") \
-  X(PSCR_ERROR_SINGULAR, "a shifted tridiagonal subproblem is numerically singular") \
-  X(PSCR_ERROR_HOST_ALLOC, "host memory allocation failed")                    \
-  X(PSCR_ERROR_DEVICE_ALLOC, "device memory allocation failed")                \
-  X(PSCR_ERROR_DEVICE, "CUDA error")
+  X(PSCR_ERROR_EIGEN_FAILED, 5, "the initialization eigensolver did not converge") \
+  X(PSCR_ERROR_SINGULAR, 6, "a shifted tridiagonal subproblem is numerically singular") \
+  X(PSCR_ERROR_HOST_ALLOC, 7, "host memory allocation failed")                 \
+  X(PSCR_ERROR_DEVICE_ALLOC, 8, "device memory allocation failed")             \
+  X(PSCR_ERROR_DEVICE, 9, "CUDA error")
 
-#define PSCR_STATUS_ENUM_(name, text) name,
-/** Status returned by every fallible pscr function. */
+#define PSCR_STATUS_ENUM_(name, value, text) name = value,
+/** Status returned by every fallible pscr function (values are part of the ABI). */
 typedef enum pscr_status { PSCR_STATUS_LIST(PSCR_STATUS_ENUM_) } pscr_status;
 #undef PSCR_STATUS_ENUM_
 
@@ -79,8 +89,28 @@ PSCR_EXTERN const char *pscr_status_string(pscr_status status);
  */
 PSCR_EXTERN const char *pscr_last_error(void);
 
-/** @brief Library version as "MAJOR.MINOR.PATCH". */
+/** The version of this header as one number, MAJOR * 10000 + MINOR * 100 + PATCH. */
+#define PSCR_VERSION_NUMBER                                                    \
+  (PSCR_VERSION_MAJOR * 10000 + PSCR_VERSION_MINOR * 100 + PSCR_VERSION_PATCH)
+
+/** True when this header's version is at least major.minor.patch. */
+#define PSCR_VERSION_GE(major, minor, patch)                                   \
+  (PSCR_VERSION_NUMBER >= (major) * 10000 + (minor) * 100 + (patch))
+
+/**
+ * @brief Version of the library actually loaded, as "MAJOR.MINOR.PATCH"
+ *        (compare with PSCR_VERSION_STRING, the header's).
+ * @return a static string.
+ */
 PSCR_EXTERN const char *pscr_version(void);
+
+/**
+ * @brief Version of the library actually loaded, as numbers.
+ * @param[out] major receives PSCR_VERSION_MAJOR of the library's build (NULL: not wanted).
+ * @param[out] minor receives its PSCR_VERSION_MINOR (NULL: not wanted).
+ * @param[out] patch receives its PSCR_VERSION_PATCH (NULL: not wanted).
+ */
+PSCR_EXTERN void pscr_version_get(int *major, int *minor, int *patch);
 
 /**
  * Element type of factors, shift, f and u.
@@ -108,18 +138,18 @@ PSCR_EXTERN const char *pscr_version(void);
  * preconditioner; use R64/C64 for solutions accurate to the discretization.
  */
 typedef enum pscr_dtype {
-  PSCR_R64, /**< double */
-  PSCR_C64, /**< double complex, interleaved (re, im) */
-  PSCR_R32, /**< float, built in double, applied in float */
-  PSCR_C32  /**< float complex, interleaved (re, im), built in double, applied in float */
+  PSCR_R64 = 0, /**< double */
+  PSCR_C64 = 1, /**< double complex, interleaved (re, im) */
+  PSCR_R32 = 2, /**< float, built in double, applied in float */
+  PSCR_C32 = 3  /**< float complex, interleaved (re, im), built in double, applied in float */
 } pscr_dtype;
 
 /** Where the solve runs. */
 typedef enum pscr_backend {
-  PSCR_BACKEND_AUTO, /**< CUDA when built with it, a device exists and the sizes fit
-                          (pscr_plan_create), else CPU */
-  PSCR_BACKEND_CPU,
-  PSCR_BACKEND_CUDA
+  PSCR_BACKEND_AUTO = 0, /**< CUDA when built with it, a device exists and the sizes fit
+                              (pscr_plan_create), else CPU */
+  PSCR_BACKEND_CPU = 1,  /**< OpenMP on the host */
+  PSCR_BACKEND_CUDA = 2  /**< one CUDA device (pscr_options.device) */
 } pscr_backend;
 
 /**
@@ -134,8 +164,70 @@ typedef struct pscr_pencil {
   const void *m_off;  /**< n-1 entries; NULL: M is diagonal */
 } pscr_pencil;
 
-/** Plan options; always initialize with pscr_options_init(). */
+/**
+ * Expert and test switches of pscr_options.flags, defined once: the enum and
+ * pscr_flag_name() are expanded from this list. Each selects a path that the
+ * automatic choice would not take, so that tests and benchmarks can compare
+ * the paths (most give bitwise the same solutions; the table in
+ * docs/user-guide.md says which do not). None is needed for correct or fast
+ * solves. X(name, bit, CLI name, meaning).
+ */
+#define PSCR_FLAG_LIST(X)                                                      \
+  X(PSCR_FLAG_NO_MERGE_TOP, 1u << 0, "no-merge-top",                           \
+    "n = 4^j: keep the top two reduction levels apart (default: merged)")     \
+  X(PSCR_FLAG_EIGEN_SCALAR, 1u << 1, "eigen-scalar",                           \
+    "eigensolver: scalar Crawford sweeps and single LR steps instead of vector lanes") \
+  X(PSCR_FLAG_EIGEN_TEAM_NEVER, 1u << 2, "eigen-team-never",                   \
+    "eigenvector sweep by one thread while the others produce batches")        \
+  X(PSCR_FLAG_EIGEN_TEAM_ALWAYS, 1u << 3, "eigen-team-always",                 \
+    "eigenvector sweep by every thread, each on its rows")                     \
+  X(PSCR_FLAG_EIGEN_SPLIT_NEVER, 1u << 4, "eigen-split-never",                 \
+    "eigenvector stage: never split the spectrum in two parts")                \
+  X(PSCR_FLAG_EIGEN_SPLIT_ALWAYS, 1u << 5, "eigen-split-always",               \
+    "eigenvector stage: split the spectrum wherever a window boundary exists") \
+  X(PSCR_FLAG_CUDA_NO_TOEPLITZ, 1u << 8, "cuda-no-toeplitz",                   \
+    "CUDA level 3: load the last factors per row, never from Toeplitz row classes") \
+  X(PSCR_FLAG_CUDA_NO_PIVOT_TABLE, 1u << 9, "cuda-no-pivot-table",             \
+    "CUDA level 3: eliminate every chunk, never from a plan-time pivot table") \
+  X(PSCR_FLAG_CUDA_NO_STAGE, 1u << 10, "cuda-no-stage",                        \
+    "CUDA level 3: read the factor table from device memory, never staged in shared memory") \
+  X(PSCR_FLAG_CUDA_NO_EARLY_LAUNCH, 1u << 11, "cuda-no-early-launch",          \
+    "CUDA: plain stream order, no programmatic dependent launch")             \
+  X(PSCR_FLAG_CUDA_PAIR_NEVER, 1u << 12, "cuda-pair-never",                    \
+    "CUDA level 3: one system per pass, never two")                            \
+  X(PSCR_FLAG_CUDA_PAIR_ALWAYS, 1u << 13, "cuda-pair-always",                  \
+    "CUDA level 3: two systems per pass wherever the kernel has that form")    \
+  X(PSCR_FLAG_CUDA_COUPLE_ONE, 1u << 14, "cuda-couple-one",                    \
+    "CUDA coupling and gather kernels: one entry per thread")                  \
+  X(PSCR_FLAG_CUDA_COUPLE_MANY, 1u << 15, "cuda-couple-many",                  \
+    "CUDA coupling and gather kernels: several entries per thread wherever slabs allow") \
+  X(PSCR_FLAG_CUDA_FUSE_NEVER, 1u << 16, "cuda-fuse-never",                    \
+    "CUDA 2D: the weighted sums always a separate pass, never inside level 3") \
+  X(PSCR_FLAG_CUDA_FUSE_ALL, 1u << 17, "cuda-fuse-all",                        \
+    "CUDA 2D: the weighted sums inside level 3 on every level whose kernel fits") \
+  X(PSCR_FLAG_TEST_CUDA_SLAB_1000, 1u << 24, "test-cuda-slab-1000",            \
+    "CUDA: refuse 3D problems with n2*n3 > 1000 (tests AUTO's CPU fallback on small plans)")
+
+#define PSCR_FLAG_ENUM_(name, bit, cli, text) name = (int)(bit),
+/** Bits of pscr_options.flags (values are part of the ABI). */
+typedef enum pscr_flag { PSCR_FLAG_LIST(PSCR_FLAG_ENUM_) } pscr_flag;
+#undef PSCR_FLAG_ENUM_
+
+/**
+ * @brief Command-line name of one flag bit ("no-merge-top", ...), as the
+ *        tools' --flags option takes it.
+ * @param[in] flag one bit of PSCR_FLAG_LIST.
+ * @return a static string, or NULL when @p flag is not exactly one known bit.
+ */
+PSCR_EXTERN const char *pscr_flag_name(unsigned int flag);
+
+/**
+ * Plan options. Always initialize with pscr_options_init(), which sets
+ * every field to its default (and @c size), then change what you need.
+ */
 typedef struct pscr_options {
+  /** sizeof(pscr_options) of the caller's header, set by pscr_options_init(). */
+  size_t size;
   pscr_backend backend; /**< default AUTO */
   int device;           /**< CUDA device ordinal, default 0 */
   int num_threads;      /**< CPU threads, 0 (default): all (OpenMP default) */
@@ -162,10 +254,36 @@ typedef struct pscr_options {
    * CPU backend.
    */
   int max_batch;
+  /**
+   * Expert and test switches: a bitwise OR of pscr_flag values, default 0
+   * (every choice automatic). Read once, by pscr_plan_create. Unknown bits,
+   * or both bits of a NEVER/ALWAYS (ONE/MANY) pair:
+   * PSCR_ERROR_INVALID_VALUE.
+   */
+  unsigned int flags;
 } pscr_options;
 
-/** @brief Fill @p opts with the defaults documented in pscr_options. NULL is ignored. */
-PSCR_EXTERN void pscr_options_init(pscr_options *opts);
+/**
+ * @brief Fill @p opts with the defaults documented in pscr_options, for a
+ *        struct of @p size bytes (bindings that cannot use the inline
+ *        pscr_options_init pass their struct size here).
+ * @param[out] opts the options to fill (NULL: PSCR_ERROR_INVALID_VALUE).
+ * @param[in]  size sizeof the caller's pscr_options; fields past the
+ *                  library's own struct are set to 0.
+ * @return PSCR_SUCCESS, or PSCR_ERROR_INVALID_VALUE (NULL, or a size below
+ *   that of pscr 0.2's pscr_options).
+ */
+PSCR_EXTERN pscr_status pscr_options_init_size(pscr_options *opts, size_t size);
+
+/**
+ * @brief Fill @p opts with the defaults documented in pscr_options.
+ * @param[out] opts the options to fill; NULL is ignored.
+ */
+static inline void pscr_options_init(pscr_options *opts)
+{
+  if (opts)
+    (void)pscr_options_init_size(opts, sizeof *opts);
+}
 
 /** Opaque plan: eigen data, level structure and workspace of one operator. */
 typedef struct pscr_plan pscr_plan;
@@ -329,15 +447,15 @@ PSCR_EXTERN void pscr_plan_destroy(pscr_plan *plan);
  * the same way (level-1/2 stages against the level-3 solver).
  */
 typedef enum pscr_stage {
-  PSCR_STAGE_LEVEL3,   /**< level 3: the tridiagonal subproblems (A_l + s M_l) y = r of the
+  PSCR_STAGE_LEVEL3 = 0,   /**< level 3: the tridiagonal subproblems (A_l + s M_l) y = r of the
                             last dimension, their right-hand sides formed on the fly (eqs. 25, 28) */
-  PSCR_STAGE_SUMS,     /**< weighted sums over eigenpairs: L_B, R_B (eq. 26) and u on D(B)
+  PSCR_STAGE_SUMS = 1,     /**< weighted sums over eigenpairs: L_B, R_B (eq. 26) and u on D(B)
                             (eq. 29) */
-  PSCR_STAGE_COUPLING, /**< couplings T(j, j+-1) y: the F_j updates (eq. 27) and gL, gR of
+  PSCR_STAGE_COUPLING = 2, /**< couplings T(j, j+-1) y: the F_j updates (eq. 27) and gL, gR of
                             the back substitution */
-  PSCR_STAGE_GATHER,   /**< 3D: right-hand sides of the 2D subproblems, formed as whole slabs */
-  PSCR_STAGE_OTHER,    /**< copying f to u (CPU), clearing and testing the singular flag */
-  PSCR_STAGE_COUNT
+  PSCR_STAGE_GATHER = 3,   /**< 3D: right-hand sides of the 2D subproblems, formed as whole slabs */
+  PSCR_STAGE_OTHER = 4,    /**< copying f to u (CPU), clearing and testing the singular flag */
+  PSCR_STAGE_COUNT = 5     /**< the number of stage kinds (may grow in a minor release) */
 } pscr_stage;
 
 /** @brief Name of a stage kind ("level3", "sums", ...); "unknown" otherwise. */
@@ -365,8 +483,11 @@ typedef struct pscr_cost {
   double launches;
 } pscr_cost;
 
-/** What a plan is, as built. */
+/** What a plan is, as built (pscr_plan_info). */
 typedef struct pscr_info {
+  /** Bytes of this struct that pscr_plan_info filled: the caller's
+      sizeof(pscr_info), or the library's where that is smaller. */
+  size_t size;
   pscr_backend backend;   /**< backend actually used (never AUTO) */
   int num_threads;        /**< CPU threads a solve uses */
   pscr_dtype dtype;
@@ -393,8 +514,8 @@ typedef struct pscr_info {
    * per row: real plans whose A_n and M_n are Toeplitz but for their first
    * and last rows (every uniform mesh), when the full factor table is too
    * large for shared memory (M >= 8 rows per thread); otherwise 0. The
-   * solutions are bitwise those of the table path. PSCR_CUDA_TOEPLITZ=0 in
-   * the environment at plan time turns it off.
+   * solutions are bitwise those of the table path. PSCR_FLAG_CUDA_NO_TOEPLITZ
+   * turns it off.
    */
   int level3_toeplitz;
   /**
@@ -405,8 +526,8 @@ typedef struct pscr_info {
    * with level3_toeplitz set, unless a pivot of the table would fail the
    * solver's pivot test. Costs 4 (4 M - 2) values per eigenpair of the
    * first dimension in device_bytes (4095^2 double: 46 MB). Same
-   * numbers to rounding, not bitwise. PSCR_CUDA_PIVTAB=0 in the
-   * environment at plan time turns it off.
+   * numbers to rounding, not bitwise. PSCR_FLAG_CUDA_NO_PIVOT_TABLE turns
+   * it off.
    */
   int level3_pivot_table;
   /**
@@ -415,8 +536,7 @@ typedef struct pscr_info {
    * reads it from there: tables of at most 16 KiB with P <= 256. 0
    * otherwise: a larger table is read from device memory per row (or
    * formed from row classes, level3_toeplitz). The solutions are bitwise
-   * those of the unstaged path. PSCR_CUDA_STAGE=0 in the environment at
-   * plan time turns it off.
+   * those of the unstaged path. PSCR_FLAG_CUDA_NO_STAGE turns it off.
    */
   int level3_staged;
   /**
@@ -426,8 +546,8 @@ typedef struct pscr_info {
    * levels long enough to keep the device busy (H100: from about n =
    * 2047), when the kernel keeps 16 warps per SM (real types; double at 16
    * rows per thread only with level3_pivot_table). 0 otherwise.
-   * PSCR_CUDA_FUSE=0 in the environment at plan time turns it off, =1
-   * fuses every level whose kernel fits at all.
+   * PSCR_FLAG_CUDA_FUSE_NEVER turns it off, PSCR_FLAG_CUDA_FUSE_ALL fuses
+   * every level whose kernel fits at all.
    */
   int level3_fused_levels;
   /**
@@ -446,25 +566,43 @@ typedef struct pscr_info {
    * wait on the device until it has finished. The solve's first kernel is
    * never launched early: it follows the caller's earlier work on the
    * stream in plain stream order. The same numbers, bitwise;
-   * less time between kernels. PSCR_CUDA_PDL=0 in the environment at plan
-   * time turns it off. 0 on the CPU backend.
+   * less time between kernels. PSCR_FLAG_CUDA_NO_EARLY_LAUNCH turns it
+   * off. 0 on the CPU backend.
    */
   int cuda_early_launch;
-  /* The cost model describes one solve of ONE right-hand side. A batch of K
-     (pscr_solve_batch) does K times the flops and bytes; on the CUDA backend
-     its launches are those of one solve per group of up to max_batch. */
-  pscr_cost cost[PSCR_STAGE_COUNT]; /**< one solve, per stage kind */
+  /**
+   * The cost model of one solve of ONE right-hand side, per stage kind. A
+   * batch of K (pscr_solve_batch) does K times the flops and bytes; on the
+   * CUDA backend its launches are those of one solve per group of up to
+   * max_batch.
+   */
+  pscr_cost cost[PSCR_STAGE_COUNT];
   pscr_cost cost_total;             /**< the sum over stage kinds */
   double min_bytes; /**< the least traffic of any solve: read f once, write u once */
 } pscr_info;
 
 /**
+ * @brief Describe a plan into a pscr_info of @p size bytes (bindings that
+ *        cannot use the inline pscr_plan_info pass their struct size here).
+ * @param[in]  plan a plan.
+ * @param[out] info receives min(size, sizeof(pscr_info)) bytes; info->size
+ *                  says how many.
+ * @param[in]  size sizeof the caller's pscr_info.
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL argument, or a size
+ *   below that of pscr 0.2's pscr_info).
+ */
+PSCR_EXTERN pscr_status pscr_plan_info_size(const pscr_plan *plan, pscr_info *info, size_t size);
+
+/**
  * @brief Describe a plan.
- * @param[in]  plan
- * @param[out] info
+ * @param[in]  plan a plan.
+ * @param[out] info receives the description.
  * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL argument).
  */
-PSCR_EXTERN pscr_status pscr_plan_info(const pscr_plan *plan, pscr_info *info);
+static inline pscr_status pscr_plan_info(const pscr_plan *plan, pscr_info *info)
+{
+  return pscr_plan_info_size(plan, info, sizeof *info);
+}
 
 /* ------------------------------------------------------------------------ */
 /* The operator itself, for residuals and for Krylov users.                  */
@@ -497,8 +635,8 @@ PSCR_EXTERN pscr_status pscr_operator_norm_inf(pscr_dtype dtype, int ndim,
 
 /** Which model problem. */
 typedef enum pscr_problem_kind {
-  PSCR_PROBLEM_POISSON,  /**< -lap u = f, Dirichlet, piecewise-linear FE, eq. 31 (R64) */
-  PSCR_PROBLEM_HELMHOLTZ /**< -lap u - w^2 u = f, 2nd-order ABC, bilinear FE, eqs. 33-35 (C64) */
+  PSCR_PROBLEM_POISSON = 0,  /**< -lap u = f, Dirichlet, piecewise-linear FE, eq. 31 (R64) */
+  PSCR_PROBLEM_HELMHOLTZ = 1 /**< -lap u - w^2 u = f, 2nd-order ABC, bilinear FE, eqs. 33-35 (C64) */
 } pscr_problem_kind;
 
 /**

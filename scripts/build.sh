@@ -4,5 +4,5 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/deps.sh
 build=${PSCR_BUILD_DIR:-build}
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "$@" >/dev/null
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_NATIVE=ON "$@" >/dev/null
 cmake --build "$build" -j"$(nproc)"

@@ -31,6 +31,7 @@ typedef struct pscr_cpu_ws {
   void *thomas_buf;       /* Thomas multipliers per thread */
   size_t thomas_stride;
   pscr_cpu_failure fail;
+  int fail_claim; /* a thread has written fail (record_failure) */
 } pscr_cpu_ws;
 
 #include "scalar_real.h"
@@ -61,7 +62,7 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   pscr_cpu_ws *ws = calloc(1, sizeof *ws);
   if (!ws)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CPU workspace descriptor");
-  p->cpu_ws = ws;
+  p->backend_data = ws;
   const size_t P = (size_t)p->nthreads, es = p->elem;
   size_t total = 0, item_off[2] = {0, 0}, thr_off[2] = {0, 0};
   for (int d = 0; d < p->ndim - 1; d++) {
@@ -86,7 +87,6 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
     ws->thr_buf[d] = base + thr_off[d] * es;
   }
   ws->thomas_buf = base + thomas_off * es;
-  p->cpu_ws_bytes = total * es;
   p->host_bytes += total * es;
   return PSCR_SUCCESS;
 }
@@ -133,21 +133,33 @@ static pscr_status pscr_cpu_solve_batch(pscr_plan *p, int nrhs, const void *f, s
 
 static void pscr_cpu_destroy(pscr_plan *p)
 {
-  pscr_cpu_ws *ws = p->cpu_ws;
+  pscr_cpu_ws *ws = p->backend_data;
   if (!ws)
     return;
   free(ws->mem);
   free(ws);
-  p->cpu_ws = NULL;
+  p->backend_data = NULL;
+}
+
+/* Plain Thomas per subproblem: pscr_info's level-3 fields say so. */
+static void pscr_cpu_info(const pscr_plan *p, pscr_info *info)
+{
+  (void)p;
+  info->level3_rows_per_thread = 0;
+  info->level3_threads_per_system = 1;
 }
 
 const pscr_backend_ops pscr_cpu_backend = {
     .name = "cpu",
+    .accepts = NULL,
     .setup = pscr_cpu_setup,
     .upload = NULL,
     .solve = pscr_cpu_solve,
     .solve_device = NULL,
     .solve_batch = pscr_cpu_solve_batch,
     .solve_device_batch = NULL,
+    .solve_profile = NULL,
+    .cost_rules = pscr_cpu_cost_rules,
+    .info = pscr_cpu_info,
     .destroy = pscr_cpu_destroy,
 };

@@ -1,6 +1,6 @@
 /*
  * Type-generic body of the CPU backend (cpu_solve.c): the radix-4 PSCR
- * forward reduction and back substitution of DESIGN.md section 2 (paper eqs.
+ * forward reduction and back substitution of docs/design.md (paper eqs.
  * 24-29 with the partial solution technique, eqs. 18-21), recursive over
  * dimensions: along dimension d a "vector" is a slab of S = prod_{e>d} n_e
  * entries and the subproblem solve is the operator of the remaining
@@ -60,7 +60,7 @@ static inline int PSCR_SUF(thomas)(const PSCR_SUF(pscr_factor) * f, const PSCR_S
 }
 
 /*
- * out (op)= T(j, jp) y for dimension d with shift c (DESIGN.md section 2):
+ * out (op)= T(j, jp) y for dimension d with shift c (docs/design.md):
  *   T(j, jp) y = ((A_d)_jp + c (M_d)_jp) Mrest y + (M_d)_jp Arest y,
  * Mrest, Arest the mass and stiffness of dimensions d+1.. .
  */
@@ -124,7 +124,7 @@ typedef struct PSCR_SUF(group) {
 static inline int PSCR_SUF(group_run)(const pscr_plan *p, int d, const PSCR_SUF(group) * G,
                                       PSCR_SCALAR *restrict r, int owner, const int lanes)
 {
-  const pscr_cpu_ws *ws = p->cpu_ws;
+  const pscr_cpu_ws *ws = p->backend_data;
   const size_t S = pscr_plan_slab(p, d);
   for (size_t t = 0; t < S; t++) {
     PSCR_SCALAR v[PSCR_LANES] = {0};
@@ -204,11 +204,18 @@ static void PSCR_SUF(group_fill)(PSCR_SUF(group) * G, const pscr_plan *p, int d,
 static void PSCR_SUF(record_failure)(const pscr_plan *p, int d, int level, const pscr_block *B,
                                      int e, PSCR_SCALAR shift)
 {
-  pscr_cpu_ws *ws = p->cpu_ws;
-#pragma omp critical(pscr_cpu_failure)
-  if (!ws->fail.set) {
-    ws->fail = (pscr_cpu_failure){1, d, level, B->first, B->last, e, {creal(shift), cimag(shift)}};
+  pscr_cpu_ws *ws = p->backend_data;
+  /* The first thread to claim the record writes it; it is read after the
+     parallel region. (An atomic claim, not a named critical section: those
+     are global symbols that the library would export.) */
+  int claimed;
+#pragma omp atomic capture
+  {
+    claimed = ws->fail_claim;
+    ws->fail_claim = 1;
   }
+  if (!claimed)
+    ws->fail = (pscr_cpu_failure){1, d, level, B->first, B->last, e, {creal(shift), cimag(shift)}};
 }
 
 /* All eigenpairs of one work item, in groups of `lanes`. */
@@ -262,7 +269,7 @@ static PSCR_SCALAR *PSCR_SUF(thread_buf)(const pscr_cpu_ws *ws, int d, int me)
 static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
                                int owner)
 {
-  const pscr_cpu_ws *ws = p->cpu_ws;
+  const pscr_cpu_ws *ws = p->backend_data;
   const pscr_levels *lv = &p->lv[d];
   const size_t S = pscr_plan_slab(p, d);
   const int n = p->n[d], top = d == 0;
@@ -369,8 +376,9 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
 #if PSCR_IS_COMPLEX
   c = CMPLX(p->shift[0], p->shift[1]);
 #endif
-  pscr_cpu_ws *ws = p->cpu_ws;
+  pscr_cpu_ws *ws = p->backend_data;
   ws->fail.set = 0;
+  ws->fail_claim = 0;
   const char *why = NULL;
   if (PSCR_SUF(solve_dim)(p, 0, c, x, 0)) {
     const pscr_cpu_failure *F = &ws->fail;

@@ -11,7 +11,7 @@ static _Thread_local char pscr_detail[PSCR_DETAIL_MAX];
 const char *pscr_status_string(pscr_status status)
 {
   switch (status) {
-#define PSCR_STATUS_CASE_(name, text) \
+#define PSCR_STATUS_CASE_(name, value, text) \
   case name:                          \
     return #name ": " text;
     PSCR_STATUS_LIST(PSCR_STATUS_CASE_)
@@ -23,6 +23,16 @@ const char *pscr_status_string(pscr_status status)
 const char *pscr_last_error(void) { return pscr_detail; }
 
 const char *pscr_version(void) { return PSCR_VERSION_STRING; }
+
+void pscr_version_get(int *major, int *minor, int *patch)
+{
+  if (major)
+    *major = PSCR_VERSION_MAJOR;
+  if (minor)
+    *minor = PSCR_VERSION_MINOR;
+  if (patch)
+    *patch = PSCR_VERSION_PATCH;
+}
 
 void pscr_error_clear(void) { pscr_detail[0] = '\0'; }
 

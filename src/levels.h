@@ -1,6 +1,6 @@
 /*
  * Level structure of the radix-4 reduction along one dimension
- * (DESIGN.md section 2, paper eq. 22 generalized to any n):
+ * (docs/design.md, paper eq. 22 generalized to any n):
  *   J_0 = {1..n}; J_i = elements of J_{i-1} at 1-based positions 4, 8, ...;
  *   k = first i with J_i empty; the blocks of level i are the maximal runs of
  *   indices not in J_i, and D(B) = B intersect J_{i-1} (at most 3 indices).
@@ -23,6 +23,11 @@
 #include <stddef.h>
 
 #include "pscr.h"
+
+/* Eigenpairs per work item (plan.c builds the levels with it): small enough
+   that one big block spreads over threads, large enough that per-item
+   buffers stay a small fraction of a level's work. */
+enum { PSCR_ITEM_EIGS = 32 };
 
 /* Slots of the stored eigenvector components: D(B) (up to 3), first, last.
    A fourth element of D(B) is always last(B) (the merged top level above),

@@ -16,13 +16,8 @@
 #include <string.h>
 
 #include "eigen.h"
-#include "env.h"
 #include "error.h"
-
-/* Eigenpairs per work item: small enough that one big block spreads over
-   threads, large enough that per-item buffers stay a small fraction of a
-   level's work. */
-#define PSCR_ITEM_CHUNK 32
+#include "options.h"
 
 static size_t pscr_dtype_elem(pscr_dtype dtype)
 {
@@ -86,6 +81,7 @@ static pscr_status pscr_check_mass(pscr_dtype dtype, const pscr_pencil *q, int d
   }
 }
 
+/* opts: the caller's options as read by pscr_options_read (never NULL). */
 static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
                                  const pscr_pencil *pencils, const void *shift,
                                  const pscr_options *opts)
@@ -100,22 +96,23 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencils is NULL");
   if (!shift)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "shift is NULL");
-  if (opts) {
-    if (opts->backend != PSCR_BACKEND_AUTO && opts->backend != PSCR_BACKEND_CPU &&
-        opts->backend != PSCR_BACKEND_CUDA)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown backend %d", (int)opts->backend);
-    if (opts->num_threads < 0)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "num_threads is %d", opts->num_threads);
-    if (opts->device < 0)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device is %d", opts->device);
-    const int r = opts->cuda_rows_per_thread;
-    if (r != -1 && r != 0 && r != 2 && r != 4 && r != 8 && r != 16)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                        "cuda_rows_per_thread is %d, must be -1, 0, 2, 4, 8 or 16", r);
-    if (opts->max_batch < 1)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "max_batch is %d, must be >= 1",
-                        opts->max_batch);
-  }
+  if (opts->backend != PSCR_BACKEND_AUTO && opts->backend != PSCR_BACKEND_CPU &&
+      opts->backend != PSCR_BACKEND_CUDA)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown backend %d", (int)opts->backend);
+  if (opts->num_threads < 0)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "num_threads is %d", opts->num_threads);
+  if (opts->device < 0)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device is %d", opts->device);
+  const int r = opts->cuda_rows_per_thread;
+  if (r != -1 && r != 0 && r != 2 && r != 4 && r != 8 && r != 16)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "cuda_rows_per_thread is %d, must be -1, 0, 2, 4, 8 or 16", r);
+  if (opts->max_batch < 1)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "max_batch is %d, must be >= 1",
+                      opts->max_batch);
+  pscr_status fst = pscr_flags_check(opts->flags);
+  if (fst)
+    return fst;
   for (int d = 0; d < ndim; d++)
     if (pencils[d].n < 1)
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d", d + 1, pencils[d].n);
@@ -348,10 +345,10 @@ typedef struct pscr_task {
 static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
 {
   pscr_levels *lv = &p->lv[d];
-  /* The merged top level of n = 4^j (levels.h) unless PSCR_MERGE_TOP=0 is in
-     the environment (tests and benchmarks compare the two). */
-  const int merge = pscr_env_switch("PSCR_MERGE_TOP") != 0;
-  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_CHUNK, merge);
+  /* The merged top level of n = 4^j (levels.h) unless PSCR_FLAG_NO_MERGE_TOP
+     (tests and benchmarks compare the two). */
+  const int merge = !(p->opts.flags & PSCR_FLAG_NO_MERGE_TOP);
+  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_EIGS, merge);
   if (st)
     return st;
   p->host_bytes += lv->bytes;
@@ -380,6 +377,7 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
       task[t++] = (pscr_task){i, b};
 
   int first_error = PSCR_SUCCESS; /* an int: OpenMP atomics want a plain scalar */
+  int claimed = 0;                /* a thread has taken the report */
   char detail[400] = "";
 #pragma omp parallel for schedule(dynamic, 1) num_threads(p->nthreads)
   for (size_t q = 0; q < ntask; q++) {
@@ -391,9 +389,17 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
     const pscr_block *B = &lv->level[task[q].level].blocks[task[q].block];
     pscr_status s = pscr_block_eigen(p, d, B);
     if (s != PSCR_SUCCESS) {
-      /* The detail message is thread-local: hand it to the calling thread. */
-#pragma omp critical(pscr_plan_error)
-      if (first_error == PSCR_SUCCESS) {
+      /* The detail message is thread-local: hand it to the calling thread.
+         The first thread to claim the report writes it (an atomic claim, not
+         a named critical section: those are global symbols that the library
+         would export). */
+      int was;
+#pragma omp atomic capture
+      {
+        was = claimed;
+        claimed = 1;
+      }
+      if (!was) {
         snprintf(detail, sizeof detail, "pencil %d, level %d, block %d..%d: %s", d + 1,
                  task[q].level + 1, B->first + 1, B->last + 1, pscr_last_error());
 #pragma omp atomic write
@@ -474,24 +480,21 @@ static pscr_status pscr_select_backend(pscr_plan *p)
 {
   pscr_backend want = p->opts.backend;
   const pscr_backend_ops *cuda = pscr_cuda_backend();
+  char why[200] = "";
   if (want == PSCR_BACKEND_CUDA) {
-    if (!PSCR_HAVE_CUDA)
+    if (!cuda)
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "this build has no CUDA backend");
     if (pscr_cuda_device_count() <= p->opts.device)
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no CUDA device %d", p->opts.device);
-    if (!cuda)
-      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "the CUDA backend is not implemented yet");
-    if (!pscr_cuda_sizes_fit(p->ndim, p->n))
-      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
-                        "the CUDA backend needs n2*n3 <= %lld in 3D (n2 = %d, n3 = %d)",
-                        pscr_cuda_max_slab(), p->n[1], p->n[2]);
+    if (cuda->accepts && !cuda->accepts(p, why, sizeof why))
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", why);
     p->backend = PSCR_BACKEND_CUDA;
     p->ops = cuda;
     return PSCR_SUCCESS;
   }
-  /* AUTO: the device where there is one and it takes the sizes, else the CPU. */
+  /* AUTO: the device where there is one and it takes the problem, else the CPU. */
   if (want == PSCR_BACKEND_AUTO && cuda && pscr_cuda_device_count() > p->opts.device &&
-      pscr_cuda_sizes_fit(p->ndim, p->n)) {
+      (!cuda->accepts || cuda->accepts(p, why, sizeof why))) {
     p->backend = PSCR_BACKEND_CUDA;
     p->ops = cuda;
     return PSCR_SUCCESS;
@@ -506,9 +509,12 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
                              const pscr_options *opts)
 {
   pscr_error_clear();
-  pscr_status st = pscr_validate(plan, dtype, ndim, pencils, shift, opts);
   if (plan)
     *plan = NULL;
+  pscr_options o;
+  pscr_status st = pscr_options_read(opts, &o);
+  if (st == PSCR_SUCCESS)
+    st = pscr_validate(plan, dtype, ndim, pencils, shift, &o);
   if (st)
     return st;
   pscr_plan *p = calloc(1, sizeof *p);
@@ -526,10 +532,7 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
     p->n[d] = pencils[d].n;
     p->total *= (size_t)pencils[d].n;
   }
-  if (opts)
-    p->opts = *opts;
-  else
-    pscr_options_init(&p->opts);
+  p->opts = o;
   p->nthreads = p->opts.num_threads > 0 ? p->opts.num_threads : omp_get_max_threads();
   pscr_z c = pscr_load(dtype, shift, 0);
   p->shift[0] = creal(c);
@@ -575,11 +578,16 @@ void pscr_plan_destroy(pscr_plan *p)
   free(p);
 }
 
-pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
+pscr_status pscr_plan_info_size(const pscr_plan *p, pscr_info *out, size_t size)
 {
   pscr_error_clear();
-  if (!p || !info)
+  if (!p || !out)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", p ? "info" : "plan");
+  if (size < PSCR_INFO_MIN_SIZE)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "size is %zu, below the %zu bytes of pscr 0.2's pscr_info", size,
+                      (size_t)PSCR_INFO_MIN_SIZE);
+  pscr_info full, *info = &full;
   memset(info, 0, sizeof *info);
   info->backend = p->backend;
   info->num_threads = p->nthreads;
@@ -593,14 +601,15 @@ pscr_status pscr_plan_info(const pscr_plan *p, pscr_info *info)
   }
   info->workspace_bytes = p->host_bytes;
   info->device_bytes = p->device_bytes;
-  info->level3_rows_per_thread = p->level3_rows;
-  info->level3_threads_per_system = p->level3_rows > 0 ? p->level3_threads : 1;
-  info->level3_toeplitz = p->level3_toeplitz;
-  info->level3_pivot_table = p->level3_pivot_table;
-  info->level3_staged = p->level3_staged;
-  info->level3_fused_levels = pscr_cost_fused_levels(p);
-  info->level3_fused_back = info->level3_fused_levels > 0 && p->level3_fuse_back;
-  info->cuda_early_launch = p->cuda_early_launch;
-  pscr_cost_model(p, info->cost, &info->cost_total, &info->min_bytes);
+  p->ops->info(p, info);
+  pscr_cost_rules rules;
+  p->ops->cost_rules(p, &rules);
+  pscr_cost_model(p, &rules, info->cost, &info->cost_total, &info->min_bytes);
+  /* A caller built against an older (shorter) pscr_info gets its prefix; a
+     newer (longer) one gets zeros past this library's fields. */
+  info->size = size < sizeof full ? size : sizeof full;
+  if (size > sizeof full)
+    memset((char *)out + sizeof full, 0, size - sizeof full);
+  memcpy(out, &full, info->size);
   return PSCR_SUCCESS;
 }

@@ -11,19 +11,19 @@
  * max_batch, graph capture, zero pivots) bitwise equal to single solves;
  * single precision (R32, C32) on every size, kind and level-3 solver, with
  * the float bound of test_single.c; the level-3 solver's paired mode
- * (PSCR_CUDA_PAIR) against the unpaired one, its Toeplitz factors
- * (uniform meshes, PSCR_CUDA_TOEPLITZ) bitwise equal to the factor table,
- * and its fused weighted sums (PSCR_CUDA_FUSE) against the separate pass;
+ * (PSCR_FLAG_CUDA_PAIR_*) against the unpaired one, its Toeplitz factors
+ * (uniform meshes, PSCR_FLAG_CUDA_NO_TOEPLITZ) bitwise equal to the factor table,
+ * and its fused weighted sums (PSCR_FLAG_CUDA_FUSE_*) against the separate pass;
  * the coupling and gather kernels with several entries per thread
- * (PSCR_CUDA_COUPLE_PER) bitwise equal to one entry;
+ * (PSCR_FLAG_CUDA_COUPLE_*) bitwise equal to one entry;
  * its factor table staged in shared memory bitwise equal to the table read
- * from device memory (PSCR_CUDA_STAGE);
- * the merged top level of n = 4^j against the plain levels (PSCR_MERGE_TOP).
+ * from device memory (PSCR_FLAG_CUDA_NO_STAGE);
+ * the merged top level of n = 4^j against the plain levels
+ * (PSCR_FLAG_NO_MERGE_TOP).
  *
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
  * exits 77 (ctest skip) when the CUDA backend or a device is not available.
  */
-#define _POSIX_C_SOURCE 200809L /* setenv */
 
 #include <cuda_runtime_api.h>
 #include <float.h>
@@ -40,6 +40,11 @@
 /* Single precision: 450 units of float roundoff, as test_single.c. */
 #define BERR_SINGLE (450.0 * FLT_EPSILON)
 
+/* Expert switches (pscr_options.flags) that the plan helpers below
+   (make_plan_rows, make_batch_plan) give the plans they make: a test sets
+   them around a helper call and clears them after. */
+static unsigned plan_flags;
+
 /* rows: pscr_options.cuda_rows_per_thread (the CUDA level-3 solver). */
 static pscr_plan *make_plan_rows(const op *o, pscr_backend backend, int rows)
 {
@@ -47,6 +52,7 @@ static pscr_plan *make_plan_rows(const op *o, pscr_backend backend, int rows)
   pscr_options_init(&opts);
   opts.backend = backend;
   opts.cuda_rows_per_thread = rows;
+  opts.flags = plan_flags;
   pscr_plan *plan = NULL;
   pscr_status st = pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts);
   ck_assert_msg(st == PSCR_SUCCESS, "plan (%s): %s (%s)",
@@ -449,7 +455,7 @@ static void check_agree(const op *o, const void *f, const void *ua, const void *
 
 /* k_part's paired mode (two systems per slot and pass, their right-hand
    sides formed from one read of the shared sources) against the unpaired
-   one: PSCR_CUDA_PAIR=1 against =0 (the automatic rule pairs only large
+   one: PSCR_FLAG_CUDA_PAIR_ALWAYS against _NEVER (the automatic rule pairs only large
    launches). Real types, R64 and R32, 2D and 3D, every rows-per-thread
    choice; odd system counts leave a slot's second system past the end, and
    eigenvalue-block boundaries split pairs. The right-hand sides are formed
@@ -490,7 +496,7 @@ static void check_batch3(pscr_plan *plan, const op *o, uint64_t seed, const char
 
 /* k_part's Toeplitz factors (twelve scalars instead of the factor table,
    for A_n, M_n Toeplitz but for their end rows) against the table:
-   PSCR_CUDA_TOEPLITZ unset against =0, on the model problems of
+   by default against PSCR_FLAG_CUDA_NO_TOEPLITZ, on the model problems of
    pscr_problem_create, each dtype, 2D and 3D, unpaired and (real) paired.
    The arithmetic per row is the table's (a + s m, identity rows past n_l),
    so the solutions must be bitwise equal. Uniform Poisson rows are all
@@ -526,15 +532,13 @@ static const toep_case toep_cases[] = {
 };
 #define N_TOEP ((int)(sizeof toep_cases / sizeof toep_cases[0]))
 
-/* A CUDA plan of o made with `var` set to `val` (NULL: unset) in the
-   environment, and its pscr_info. */
-static pscr_plan *plan_with_env(const op *o, const char *var, const char *val, pscr_info *info)
+/* A CUDA plan of o made with `flags` added to plan_flags, and its pscr_info. */
+static pscr_plan *plan_with_flags(const op *o, unsigned flags, pscr_info *info)
 {
-  if (val)
-    ck_assert_int_eq(setenv(var, val, 1), 0);
+  const unsigned saved = plan_flags;
+  plan_flags |= flags;
   pscr_plan *plan = make_plan(o, PSCR_BACKEND_CUDA);
-  if (val)
-    ck_assert_int_eq(unsetenv(var), 0);
+  plan_flags = saved;
   ck_assert_int_eq(pscr_plan_info(plan, info), PSCR_SUCCESS);
   return plan;
 }
@@ -555,16 +559,12 @@ START_TEST(toeplitz_against_table)
     op_free(&o);
     return;
   }
-  if (paired)
-    ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", "1", 1), 0);
   /* Both without the pivot table, which changes the rounding (its own test below). */
-  ck_assert_int_eq(setenv("PSCR_CUDA_PIVTAB", "0", 1), 0);
+  plan_flags = PSCR_FLAG_CUDA_NO_PIVOT_TABLE | (paired ? PSCR_FLAG_CUDA_PAIR_ALWAYS : 0);
   pscr_info it, i0;
-  pscr_plan *pt = plan_with_env(&o, "PSCR_CUDA_TOEPLITZ", NULL, &it);
-  pscr_plan *p0 = plan_with_env(&o, "PSCR_CUDA_TOEPLITZ", "0", &i0);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_PIVTAB"), 0);
-  if (paired)
-    ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  pscr_plan *pt = plan_with_flags(&o, 0, &it);
+  pscr_plan *p0 = plan_with_flags(&o, PSCR_FLAG_CUDA_NO_TOEPLITZ, &i0);
+  plan_flags = 0;
   ck_assert_int_eq(it.level3_pivot_table, 0);
   ck_assert_msg(it.level3_toeplitz == tc->expect, "case %d: level3_toeplitz %d, expected %d",
                 _i, it.level3_toeplitz, tc->expect);
@@ -592,7 +592,7 @@ END_TEST
 
 /* k_part's pivot table (the chunks' elimination per eigenvalue, built at
    plan time for 2D Toeplitz plans) against the kernel's own elimination:
-   PSCR_CUDA_PIVTAB unset against =0, R64 and R32, 8 and 16 rows per
+   by default against PSCR_FLAG_CUDA_NO_PIVOT_TABLE, R64 and R32, 8 and 16 rows per
    thread, fused sums and not, uniform Poisson and (vary) distinct end rows
    with a tridiagonal M. The last dimensions (past 1024, so that no factor
    table is staged and float plans take the Toeplitz path too) give chunk
@@ -622,12 +622,11 @@ START_TEST(pivot_table_against_none)
   if (single)
     op_to_single(&o);
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
-  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", fused ? "1" : "0", 1), 0);
+  plan_flags = fused ? PSCR_FLAG_CUDA_FUSE_ALL : PSCR_FLAG_CUDA_FUSE_NEVER;
   pscr_plan *pt = make_batch_plan(&o, 3, rows);
-  ck_assert_int_eq(setenv("PSCR_CUDA_PIVTAB", "0", 1), 0);
+  plan_flags |= PSCR_FLAG_CUDA_NO_PIVOT_TABLE;
   pscr_plan *p0 = make_batch_plan(&o, 3, rows);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_PIVTAB"), 0);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  plan_flags = 0;
   pscr_info it, i0;
   ck_assert_int_eq(pscr_plan_info(pt, &it), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
@@ -687,15 +686,16 @@ START_TEST(pivot_table_not_used)
 }
 END_TEST
 
-static void *solve_paired(const op *o, int rows, const char *mode, const void *f, size_t bytes)
+/* paired: PSCR_FLAG_CUDA_PAIR_ALWAYS, else _NEVER. */
+static void *solve_paired(const op *o, int rows, int paired, const void *f, size_t bytes)
 {
-  ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", mode, 1), 0);
+  plan_flags = paired ? PSCR_FLAG_CUDA_PAIR_ALWAYS : PSCR_FLAG_CUDA_PAIR_NEVER;
   pscr_plan *plan = make_plan_rows(o, PSCR_BACKEND_CUDA, rows);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  plan_flags = 0;
   void *u = malloc(bytes);
   ck_assert_ptr_nonnull(u);
   pscr_status st = pscr_solve(plan, f, u);
-  ck_assert_msg(st == PSCR_SUCCESS, "pair %s: %s (%s)", mode, pscr_status_string(st),
+  ck_assert_msg(st == PSCR_SUCCESS, "pair %d: %s (%s)", paired, pscr_status_string(st),
                 pscr_last_error());
   pscr_plan_destroy(plan);
   return u;
@@ -712,7 +712,7 @@ START_TEST(paired_against_unpaired)
     op_to_single(&o);
   const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
   void *f = random_vector(&o, 9750u + (uint64_t)_i);
-  void *u0 = solve_paired(&o, rows, "0", f, bytes), *u1 = solve_paired(&o, rows, "1", f, bytes);
+  void *u0 = solve_paired(&o, rows, 0, f, bytes), *u1 = solve_paired(&o, rows, 1, f, bytes);
   double rel, b0, b1;
   check_agree(&o, f, u0, u1, "paired", _i, &rel, &b0, &b1);
   if (_i % 17 == 0)
@@ -723,9 +723,9 @@ START_TEST(paired_against_unpaired)
 
   /* Paired, a batch of 3 gives bitwise its single solves (pairs are formed
      within each right-hand side, whatever the system count). */
-  ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", "1", 1), 0);
+  plan_flags = PSCR_FLAG_CUDA_PAIR_ALWAYS;
   pscr_plan *plan = make_batch_plan(&o, 3, rows);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
+  plan_flags = 0;
   check_batch3(plan, &o, 9760u + 3u * (uint64_t)_i, "paired", _i);
   pscr_plan_destroy(plan);
   free(f);
@@ -745,7 +745,7 @@ static void make_random_op(op *o, int cplx, int single, int ndim, const int *n, 
 }
 
 /* The coupling and gather kernels with COUPLE_PER entries per thread
-   against one (PSCR_CUDA_COUPLE_PER=1 against =0). The automatic rule
+   against one (PSCR_FLAG_CUDA_COUPLE_MANY against _ONE). The automatic rule
    takes several only on grids of 2 blocks per SM and more (COUPLE_MIN_BLOCKS:
    2D 2047^2, 3D 95^3 and up), larger than this test's sizes, so this is
    where that path is checked.
@@ -757,15 +757,16 @@ static void make_random_op(op *o, int cplx, int single, int ndim, const int *n, 
 static const int couple_sizes[][3] = {{9, 1000, 0}, {40, 300, 0}, {6, 11, 65}, {5, 20, 40}};
 #define N_COUPLE_SIZES ((int)(sizeof couple_sizes / sizeof couple_sizes[0]))
 
-static void *solve_couple_per(const op *o, const char *mode, const void *f, size_t bytes)
+/* many: PSCR_FLAG_CUDA_COUPLE_MANY, else _ONE. */
+static void *solve_couple_per(const op *o, int many, const void *f, size_t bytes)
 {
-  ck_assert_int_eq(setenv("PSCR_CUDA_COUPLE_PER", mode, 1), 0);
+  plan_flags = many ? PSCR_FLAG_CUDA_COUPLE_MANY : PSCR_FLAG_CUDA_COUPLE_ONE;
   pscr_plan *plan = make_plan(o, PSCR_BACKEND_CUDA);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_COUPLE_PER"), 0);
+  plan_flags = 0;
   void *u = malloc(bytes);
   ck_assert_ptr_nonnull(u);
   pscr_status st = pscr_solve(plan, f, u);
-  ck_assert_msg(st == PSCR_SUCCESS, "couple per %s: %s (%s)", mode, pscr_status_string(st),
+  ck_assert_msg(st == PSCR_SUCCESS, "couple many %d: %s (%s)", many, pscr_status_string(st),
                 pscr_last_error());
   pscr_plan_destroy(plan);
   return u;
@@ -779,16 +780,16 @@ START_TEST(couple_per_against_one)
   make_random_op(&o, dt >= 2, dt % 2, ndim, sz, 9600u + (uint64_t)_i);
   const size_t bytes = tu_size(o.ndim, o.pencils) * tu_dtype_size(o.dtype);
   void *f = random_vector(&o, 9650u + (uint64_t)_i);
-  void *u0 = solve_couple_per(&o, "0", f, bytes), *u1 = solve_couple_per(&o, "1", f, bytes);
+  void *u0 = solve_couple_per(&o, 0, f, bytes), *u1 = solve_couple_per(&o, 1, f, bytes);
   ck_assert_msg(memcmp(u0, u1, bytes) == 0,
                 "case %d (%dD %d x %d x %d %s): COUPLE_PER entries per thread differ from one",
                 _i, ndim, sz[0], sz[1], sz[2] ? sz[2] : 1, dtype_names[o.dtype]);
   const double b = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u1, f);
   ck_assert_msg(b <= case_bound(&o), "case %d: backward error %.3e", _i, b);
 
-  ck_assert_int_eq(setenv("PSCR_CUDA_COUPLE_PER", "1", 1), 0);
+  plan_flags = PSCR_FLAG_CUDA_COUPLE_MANY;
   pscr_plan *plan = make_batch_plan(&o, 3, 0 /* the default rows */);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_COUPLE_PER"), 0);
+  plan_flags = 0;
   check_batch3(plan, &o, 9660u + 3u * (uint64_t)_i, "couple per", _i);
   pscr_plan_destroy(plan);
   free(f);
@@ -799,13 +800,13 @@ START_TEST(couple_per_against_one)
 END_TEST
 
 /* k_part with its factor table staged in shared memory (StagedFacs)
-   against the same table read from device memory (PSCR_CUDA_STAGE=0 at
-   plan time). The rows are eliminated by the same operations from the same
+   against the same table read from device memory
+   (PSCR_FLAG_CUDA_NO_STAGE). The rows are eliminated by the same operations from the same
    values, so the solutions agree bitwise. Random (not Toeplitz) pencils, so
    that the table is what k_part reads; last dimensions of 65, 100 and 120
    rows, whose tables stage at every rows-per-thread choice and dtype (4 P M
    entries of at most 16 KiB, P <= 256: pscr_info.level3_staged must say
-   so, and 0 for the unstaged plan). PSCR_CUDA_FUSE=0 for both plans: the
+   so, and 0 for the unstaged plan). PSCR_FLAG_CUDA_FUSE_NEVER for both plans: the
    fused kernels size their items by their occupancy, which staging
    changes, and add the sums in that grouping. A batch of 3 of the unstaged
    plan gives bitwise its single solves. */
@@ -815,12 +816,9 @@ static const int stage_rows[] = {2, 4, 8, 16};
 
 static pscr_plan *make_stage_plan(const op *o, int rows, int staged, int max_batch)
 {
-  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "0", 1), 0);
-  if (!staged)
-    ck_assert_int_eq(setenv("PSCR_CUDA_STAGE", "0", 1), 0);
+  plan_flags = PSCR_FLAG_CUDA_FUSE_NEVER | (staged ? 0 : PSCR_FLAG_CUDA_NO_STAGE);
   pscr_plan *plan = make_batch_plan(o, max_batch, rows);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_STAGE"), 0);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  plan_flags = 0;
   return plan;
 }
 
@@ -847,7 +845,7 @@ START_TEST(staged_against_unstaged)
                 "case %d: P %d, M %d: a table this size does not stage", _i,
                 is.level3_threads_per_system, rows);
   ck_assert_msg(is.level3_staged == 1 && iu.level3_staged == 0,
-                "case %d: level3_staged %d by default, %d with PSCR_CUDA_STAGE=0", _i,
+                "case %d: level3_staged %d by default, %d with PSCR_FLAG_CUDA_NO_STAGE", _i,
                 is.level3_staged, iu.level3_staged);
   ck_assert_int_eq(pscr_solve(ps, f, us), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_solve(pu, f, uu), PSCR_SUCCESS);
@@ -867,8 +865,8 @@ START_TEST(staged_against_unstaged)
 END_TEST
 
 /* Level 3 with the weighted sums added up in the kernel (gpu/part_sum.cuh)
-   against the separate sums pass: PSCR_CUDA_FUSE=1 (every level fused
-   whose kernel fits, items of at least 4 eigenpairs) against =0, 2D, each
+   against the separate sums pass: PSCR_FLAG_CUDA_FUSE_ALL (every level fused
+   whose kernel fits, items of at least 4 eigenpairs) against _NEVER, 2D, each
    dtype and rows-per-thread choice. The test sizes leave blocks of several
    items (k_reduce_sum adds them), items of odd length (the paired kernel
    solves the last system of the longest alone, and a shorter item's slot
@@ -895,11 +893,11 @@ START_TEST(fused_against_unfused)
   op o;
   make_random_op(&o, cplx, single, 2, n, 9900u + (uint64_t)_i);
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
-  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
+  plan_flags = PSCR_FLAG_CUDA_FUSE_ALL;
   pscr_plan *p1 = make_batch_plan(&o, 3, rows);
-  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "0", 1), 0);
+  plan_flags = PSCR_FLAG_CUDA_FUSE_NEVER;
   pscr_plan *p0 = make_batch_plan(&o, 3, rows);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  plan_flags = 0;
   pscr_info i1, i0;
   ck_assert_int_eq(pscr_plan_info(p1, &i1), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
@@ -932,8 +930,8 @@ START_TEST(fused_against_unfused)
            _i, n[0], n[1], dtype_names[o.dtype], rows, i1.level3_fused_levels, rel, b1, b0);
   check_profile(p1, &o, f, u1, bytes);
 
-  /* Real types: the fused kernel paired (PSCR_CUDA_PAIR=1) against
-     unpaired (=0). Level 1's items of three eigenpairs, and odd items
+  /* Real types: the fused kernel paired (PSCR_FLAG_CUDA_PAIR_ALWAYS)
+     against unpaired (_NEVER). Level 1's items of three eigenpairs, and odd items
      elsewhere, end in a pass that solves one system alone (part_sum.cuh);
      a dropped or doubled last system would be an O(1) difference. Both
      plans must fuse every forward level (the two-sum kernel fits paired
@@ -941,11 +939,10 @@ START_TEST(fused_against_unfused)
   if (o.dtype == PSCR_R64 || o.dtype == PSCR_R32) {
     void *up[2];
     for (int m = 0; m < 2; m++) {
-      ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
-      ck_assert_int_eq(setenv("PSCR_CUDA_PAIR", m ? "1" : "0", 1), 0);
+      plan_flags = PSCR_FLAG_CUDA_FUSE_ALL |
+                   (m ? PSCR_FLAG_CUDA_PAIR_ALWAYS : PSCR_FLAG_CUDA_PAIR_NEVER);
       pscr_plan *pp = make_plan_rows(&o, PSCR_BACKEND_CUDA, rows);
-      ck_assert_int_eq(unsetenv("PSCR_CUDA_PAIR"), 0);
-      ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+      plan_flags = 0;
       pscr_info ip;
       ck_assert_int_eq(pscr_plan_info(pp, &ip), PSCR_SUCCESS);
       ck_assert_msg(ip.level3_fused_levels == ip.levels[0],
@@ -969,11 +966,11 @@ END_TEST
 
 /* The merged top level of n = 4^j (src/levels.h: one block with four
    coupling rows instead of a level holding the last row alone) against the
-   plain level structure (PSCR_MERGE_TOP=0): real and complex, double and
-   float, 2D and 3D (a merged first dimension that runs the slab kernels and
-   a merged Thomas dimension), the weighted sums fused (PSCR_CUDA_FUSE=1: the
-   back pass of the top level with its four sums where that kernel fits,
-   real types) and separate (=0), two rows-per-thread choices. One level
+   plain level structure (PSCR_FLAG_NO_MERGE_TOP): real and complex, double
+   and float, 2D and 3D (a merged first dimension that runs the slab kernels
+   and a merged Thomas dimension), the weighted sums fused
+   (PSCR_FLAG_CUDA_FUSE_ALL: the back pass of the top level with its four
+   sums where that kernel fits, real types) and separate (_NEVER), two rows-per-thread choices. One level
    fewer in each dimension of order 4^j; the solutions agree to rounding
    (other operations), both meet the bound; the profiled solve makes exactly
    the cost model's launches (four-sum back fusion included) and a batch of
@@ -982,13 +979,12 @@ static const int merge_sizes[][3] = {{64, 257, 0}, {256, 100, 0}, {1024, 65, 0},
 #define N_MERGE_SIZES ((int)(sizeof merge_sizes / sizeof merge_sizes[0]))
 static const int merge_rows[] = {4, 16};
 
-static pscr_plan *make_merge_plan(const op *o, const char *merge, const char *fuse, int rows)
+static pscr_plan *make_merge_plan(const op *o, int merge, int fuse, int rows)
 {
-  ck_assert_int_eq(setenv("PSCR_MERGE_TOP", merge, 1), 0);
-  ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", fuse, 1), 0);
+  plan_flags = (merge ? 0 : PSCR_FLAG_NO_MERGE_TOP) |
+               (fuse ? PSCR_FLAG_CUDA_FUSE_ALL : PSCR_FLAG_CUDA_FUSE_NEVER);
   pscr_plan *plan = make_batch_plan(o, 3, rows);
-  ck_assert_int_eq(unsetenv("PSCR_MERGE_TOP"), 0);
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  plan_flags = 0;
   return plan;
 }
 
@@ -1007,8 +1003,7 @@ START_TEST(merged_top_against_plain)
   op o;
   make_random_op(&o, cplx, single, ndim, sz, 9970u + (uint64_t)_i);
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
-  const char *fs = fuse ? "1" : "0";
-  pscr_plan *pm = make_merge_plan(&o, "1", fs, rows), *pp = make_merge_plan(&o, "0", fs, rows);
+  pscr_plan *pm = make_merge_plan(&o, 1, fuse, rows), *pp = make_merge_plan(&o, 0, fuse, rows);
   pscr_info im, ip;
   ck_assert_int_eq(pscr_plan_info(pm, &im), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_plan_info(pp, &ip), PSCR_SUCCESS);
@@ -1074,14 +1069,15 @@ START_TEST(deterministic)
 END_TEST
 
 /* Kernels launched early (programmatic dependent launch, gpu/launch.cuh)
-   against kernels launched in plain stream order (PSCR_CUDA_PDL=0): five
+   against kernels launched in plain stream order
+   (PSCR_FLAG_CUDA_NO_EARLY_LAUNCH): five
    device solves of each give bitwise the same u. Each kernel waits on the
    device for its predecessor, so the numbers cannot change; a kernel that
    read its inputs before that wait would read a previous solve's or
    poisoned values, which differ between solves (du is poisoned before each)
    and from the serial run. Cases: make_case's six (2D real and complex, 3D,
    each precision), then 2D Poisson with every level's weighted sums fused
-   into level 3 (PSCR_CUDA_FUSE=1), double and float. pscr_info says
+   into level 3 (PSCR_FLAG_CUDA_FUSE_ALL), double and float. pscr_info says
    whether the plan launches early: where the device is of compute
    capability 9.0 or later and the build has kernels compiled for 9.0 or
    later (PSCR_TEST_EARLY_LAUNCH, tests/CMakeLists.txt). */
@@ -1095,15 +1091,14 @@ START_TEST(early_launch_against_serial)
     make_op_model(&o, PSCR_PROBLEM_POISSON, 2, n, 0.0);
     if (_i == 7)
       op_to_single(&o);
-    ck_assert_int_eq(setenv("PSCR_CUDA_FUSE", "1", 1), 0);
+    plan_flags = PSCR_FLAG_CUDA_FUSE_ALL;
   }
   pscr_info i1, i0;
-  pscr_plan *p1 = plan_with_env(&o, "PSCR_CUDA_PDL", NULL, &i1);
-  pscr_plan *p0 = plan_with_env(&o, "PSCR_CUDA_PDL", "0", &i0);
-  if (_i >= 6) {
-    ck_assert_int_eq(unsetenv("PSCR_CUDA_FUSE"), 0);
+  pscr_plan *p1 = plan_with_flags(&o, 0, &i1);
+  pscr_plan *p0 = plan_with_flags(&o, PSCR_FLAG_CUDA_NO_EARLY_LAUNCH, &i0);
+  plan_flags = 0;
+  if (_i >= 6)
     ck_assert_int_gt(i1.level3_fused_levels, 0);
-  }
   int device = 0, major = 0;
   ck_assert_int_eq(cudaGetDevice(&device), cudaSuccess);
   ck_assert_int_eq(cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, device),
@@ -1362,6 +1357,7 @@ static pscr_plan *make_batch_plan(const op *o, int max_batch, int rows)
   opts.backend = PSCR_BACKEND_CUDA;
   opts.cuda_rows_per_thread = rows;
   opts.max_batch = max_batch;
+  opts.flags = plan_flags;
   pscr_plan *plan = NULL;
   pscr_status st = pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts);
   ck_assert_msg(st == PSCR_SUCCESS, "batch plan (max_batch %d): %s (%s)", max_batch,
@@ -1733,8 +1729,9 @@ START_TEST(bad_arguments)
   ck_assert_int_eq(pscr_solve(gpu, &f, &u), PSCR_SUCCESS);
   ck_assert(tu_close(u, 0.5, 1e-15, 0)); /* (1 + 1 + 0) u = 1 */
   /* 3D with n2*n3 = 65536 * 65537 >= 2^31: refused before any allocation
-   * or eigen work (pscr_cuda_sizes_fit; 32768 * 65535 < 2^31 would pass
-   * that test, but is not created here: the plan would need 17 GB). */
+   * or eigen work (the backend's accepts hook, gpu/cuda_glue.c; 32768 *
+   * 65535 < 2^31 would pass that test, but is not created here: the plan
+   * would need 17 GB). */
   {
     const int big = 65536;
     double *ones = malloc((size_t)(big + 1) * sizeof *ones);
@@ -1760,8 +1757,9 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
-/* The size limit's two branches on a small plan: PSCR_CUDA_MAX_SLAB lowers
- * the limit on n2*n3 (pscr_cuda_max_slab) from 2^31 - 1 to 1000. A 3D
+/* The size limit's two branches on a small plan:
+ * PSCR_FLAG_TEST_CUDA_SLAB_1000 lowers the CUDA backend's limit on n2*n3
+ * from 2^31 - 1 to 1000. A 3D
  * plan with n2*n3 = 1200 is refused by an explicit CUDA request and
  * taken by the CPU under AUTO, whose solve is then checked against the
  * operator; n2*n3 = 1000 is still CUDA's, and 2D plans are not limited. */
@@ -1776,7 +1774,7 @@ START_TEST(size_limit_auto)
   }
   pscr_options opts;
   pscr_options_init(&opts);
-  ck_assert_int_eq(setenv("PSCR_CUDA_MAX_SLAB", "1000", 1), 0);
+  opts.flags = PSCR_FLAG_TEST_CUDA_SLAB_1000;
   const int sizes[3][3] = {{3, 30, 40}, {3, 25, 40}, {30, 40, 0}}; /* 1200, 1000, 2D */
   const pscr_backend want[3] = {PSCR_BACKEND_CPU, PSCR_BACKEND_CUDA, PSCR_BACKEND_CUDA};
   for (int k = 0; k < 3; k++) {
@@ -1815,7 +1813,6 @@ START_TEST(size_limit_auto)
     free(u);
     pscr_plan_destroy(plan);
   }
-  ck_assert_int_eq(unsetenv("PSCR_CUDA_MAX_SLAB"), 0);
 }
 END_TEST
 

@@ -1,4 +1,6 @@
-/* Solve a 2D Poisson problem through an installed pscr; exit 0 on success. */
+/* Solve a 2D Poisson problem through an installed pscr, with options and
+   pscr_info through their inline size wrappers; the loaded library's version
+   must be the header's. Exit 0 on success. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +17,21 @@ int main(void)
   size_t N = (size_t)n[0] * n[1];
   double *b = malloc(N * sizeof *b), *u = malloc(N * sizeof *u), *ue = malloc(N * sizeof *ue);
   pscr_problem_manufactured(pb, b, ue);
-  pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb->pencils, pb->shift, NULL);
+  int major = -1, minor = -1, patch = -1;
+  pscr_version_get(&major, &minor, &patch);
+  if (major != PSCR_VERSION_MAJOR || minor != PSCR_VERSION_MINOR || patch != PSCR_VERSION_PATCH) {
+    printf("header %s, library %d.%d.%d\n", PSCR_VERSION_STRING, major, minor, patch);
+    return 1;
+  }
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  pscr_info info;
+  pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, pb->pencils, pb->shift, &opts);
+  if (st == PSCR_SUCCESS)
+    st = pscr_plan_info(plan, &info);
+  if (st == PSCR_SUCCESS && (info.size != sizeof info || info.backend != PSCR_BACKEND_CPU))
+    st = PSCR_ERROR_INVALID_VALUE;
   if (st == PSCR_SUCCESS)
     st = pscr_solve(plan, b, u);
   double err = 0;
