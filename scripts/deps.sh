@@ -3,11 +3,13 @@
 # Does nothing when everything is present; needs root (or sudo) otherwise.
 # PSCR_DEPS_PETSC=1 (CI) adds petsc-dev, so that the build also makes and
 # tests the PETSc example; the quick start leaves it out (about 130 packages).
+# PSCR_DEPS_DOCS=1 (CI) adds doxygen, for the API reference (the docs target).
 set -euo pipefail
 need=()
 have_pkg() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"; }
 pkgs=(cmake gcc make pkg-config liblapacke-dev libopenblas-dev check)
 [ "${PSCR_DEPS_PETSC:-0}" = 1 ] && pkgs+=(petsc-dev)
+[ "${PSCR_DEPS_DOCS:-0}" = 1 ] && pkgs+=(doxygen)
 for pkg in "${pkgs[@]}"; do
   have_pkg "$pkg" || need+=("$pkg")
 done

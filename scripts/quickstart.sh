@@ -3,5 +3,8 @@
 # CUDA when a device is present, else CPU). Extra args go to pscr-solve.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=${PSCR_BUILD_DIR:-build}
+echo "quickstart: building pscr into $build/ (scripts/build.sh: missing packages, CMake, make)" >&2
 bash scripts/build.sh >/dev/null
-exec "${PSCR_BUILD_DIR:-build}/examples/pscr-solve" "$@"
+echo "quickstart: solving: $build/examples/pscr-solve $*" >&2
+exec "$build/examples/pscr-solve" "$@"

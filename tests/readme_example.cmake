@@ -1,0 +1,32 @@
+# The README's C example as a program of the build: pscr_readme_example(OUT)
+# copies the one ```c fenced block of README.md to OUT (when it changed), and
+# README.md becomes a configure dependency, so an edited example is extracted
+# and compiled again on the next build. The example must stay the only C
+# block of the README: a second one, or none, stops the configuration.
+function(pscr_readme_example out)
+  set(readme ${PROJECT_SOURCE_DIR}/README.md)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${readme})
+  file(READ ${readme} text)
+  set(open "\n```c\n")
+  string(FIND "${text}" "${open}" begin)
+  string(FIND "${text}" "${open}" last REVERSE)
+  if(begin EQUAL -1 OR NOT begin EQUAL last)
+    message(FATAL_ERROR "README.md: expected exactly one ```c block (the C example)")
+  endif()
+  string(LENGTH "${open}" skip)
+  math(EXPR begin "${begin} + ${skip}")
+  string(SUBSTRING "${text}" ${begin} -1 rest)
+  string(FIND "${rest}" "\n```" end)
+  if(end EQUAL -1)
+    message(FATAL_ERROR "README.md: the ```c block is not closed")
+  endif()
+  math(EXPR end "${end} + 1") # keep the last line's newline
+  string(SUBSTRING "${rest}" 0 ${end} code)
+  set(old "")
+  if(EXISTS ${out})
+    file(READ ${out} old)
+  endif()
+  if(NOT old STREQUAL code)
+    file(WRITE ${out} "${code}")
+  endif()
+endfunction()
