@@ -338,8 +338,10 @@ def baselines_table(results, dev):
         if not p or not f or num(p["solve_ms"]) is None or num(f["solve_ms"]) is None:
             continue
         pm, fm = num(p["solve_ms"]), num(f["solve_ms"])
+        failed = [x["solver"] for x in (p, f) if x["note"].startswith("FAIL")]
         body.append((PROBLEM_NAMES.get(prob, prob), n, p["threads"], sig(pm), sig(fm),
-                     f"{pm / fm:.2f}", f"{sci(num(p['berr']))} / {sci(num(f['berr']))}"))
+                     f"{pm / fm:.2f}" if not failed else "- (" + ", ".join(failed) +
+                     " failed its check)", f"{sci(num(p['berr']))} / {sci(num(f['berr']))}"))
     note = ("Wall-clock medians in one process, the same threads; pscr / FFTW above 1: FFTW "
             "is faster.")
     head = ("problem", "n", "threads", "pscr CPU ms", "FFTW DST-I ms", "pscr / FFTW",
