@@ -122,7 +122,8 @@ def read_runs(folder):
     for line in lines[a + 3:b]:
         cells = split_row(line)
         if len(cells) != len(RUNS_HEAD):
-            raise PerfError(f"{path}: runs row with {len(cells)} cells, want {len(RUNS_HEAD)}: {line}")
+            raise PerfError(f"{path}: runs row with {len(cells)} cells, "
+                            f"want {len(RUNS_HEAD)}: {line}")
         run = dict(zip(RUNS_KEYS, cells))
         run["files"] = [x.strip().strip("`") for x in run["files"].split(",") if x.strip()]
         run["command"] = run["command"].strip("`")

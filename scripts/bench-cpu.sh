@@ -52,10 +52,9 @@ mkdir -p "$out" "$build"
 bin=$(cd "$build" && pwd)/bench
 if [ -z "$commit" ]; then
   commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  if [ "$commit" != unknown ] &&
-    [ -n "$(git status --porcelain --untracked-files=no -- . ':!bench/results' ':!docs' ':!README.md' 2>/dev/null)" ]; then
-    commit="$commit+modified"
-  fi
+  changed=$(git status --porcelain --untracked-files=no -- . ':!bench/results' ':!docs' \
+    ':!README.md' 2>/dev/null)
+  [ "$commit" = unknown ] || [ -z "$changed" ] || commit="$commit+modified"
 fi
 model=$(lscpu | sed -n 's/^Model name: *//p' | head -1)
 cc=$(gcc --version 2>/dev/null | head -1)

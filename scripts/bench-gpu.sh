@@ -41,14 +41,18 @@ shift $((OPTIND - 1))
 tools=("$@")
 [ ${#tools[@]} -gt 0 ] || tools=(bench roofline precision)
 for t in "${tools[@]}"; do
-  case $t in bench | roofline | precision) ;; *) echo "bench-gpu.sh: unknown tool $t" >&2; exit 2 ;; esac
+  case $t in
+  bench | roofline | precision) ;;
+  *) echo "bench-gpu.sh: unknown tool $t" >&2; exit 2 ;;
+  esac
 done
 
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null | head -1)
 [ -n "$name" ] || { echo "bench-gpu.sh: no CUDA device (nvidia-smi found none)" >&2; exit 1; }
 # The folder: the model's designation (H100, A100, L40S), else the whole name.
 slug=$(echo "$name" | grep -oE '\b[A-Z][0-9]{2,3}[A-Z]?\b' | head -1 | tr '[:upper:]' '[:lower:]')
-[ -n "$slug" ] || slug=$(echo "$name" | tr '[:upper:]' '[:lower:]' | sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/^-|-$//g')
+[ -n "$slug" ] || slug=$(echo "$name" | tr '[:upper:]' '[:lower:]' |
+  sed -E 's/^nvidia //; s/[^a-z0-9]+/-/g; s/^-|-$//g')
 current=0
 if [ -z "$out" ]; then
   out=bench/results/$slug
@@ -58,10 +62,9 @@ mkdir -p "$out" "$build"
 bin=$(cd "$build" && pwd)/bench
 if [ -z "$commit" ]; then
   commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-  if [ "$commit" != unknown ] &&
-    [ -n "$(git status --porcelain --untracked-files=no -- . ':!bench/results' ':!docs' ':!README.md' 2>/dev/null)" ]; then
-    commit="$commit+modified"
-  fi
+  changed=$(git status --porcelain --untracked-files=no -- . ':!bench/results' ':!docs' \
+    ':!README.md' 2>/dev/null)
+  [ "$commit" = unknown ] || [ -z "$changed" ] || commit="$commit+modified"
 fi
 driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader -i 0 | head -1)
 cuda=$(nvcc --version 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')
