@@ -497,7 +497,10 @@ def record(argv):
 # --------------------------------------------------------------------- plots
 
 def plot_dir(folder):
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        raise PerfError("plot needs matplotlib (pip install matplotlib, or python3-matplotlib)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     dev = os.path.basename(os.path.normpath(folder))
