@@ -2,12 +2,13 @@
  * pscr-gpu-once: one problem on the CUDA backend with a chosen level-3 solver,
  * for tuning and profiling (pscr-bench is the benchmark).
  *
- *   pscr-gpu-once KIND N [ROWS] [--nrhs K] [--float]
+ *   pscr-gpu-once KIND N [ROWS] [--nrhs K] [--float] [--once]
  *     KIND: p2, h2, p3, h3 (Poisson / Helmholtz, 2D / 3D), N: n per dimension,
  *     ROWS: pscr_options.cuda_rows_per_thread (0 automatic, -1 serial Thomas),
  *     K: also time batches of K right-hand sides (the plan gets max_batch K),
  *     --float: single precision (R32 / C32; the problem's pencils, shift
- *     and load vector rounded to float), else double (R64 / C64).
+ *     and load vector rounded to float), else double (R64 / C64),
+ *     --once: one device solve, untimed, for a profiler (below).
  *
  * Verifies a host-API solve (backward and discretization error), then times
  * pscr_solve_device as pscr-bench does (gpu_timing.c: CUDA events, median and
@@ -16,8 +17,8 @@
  * pscr_solve_device calls against one pscr_solve_device_batch of the same K
  * right-hand sides (medians of REPEAT after warm-up), checks that the batch
  * gives bitwise the single solves' u, and prints milliseconds per right-hand
- * side for both. With PSCR_ONCE=1 in the environment it stops after one
- * host-API solve and one device solve (one device batch of K with --nrhs).
+ * side for both. With --once it stops after one host-API solve and one
+ * device solve (one device batch of K with --nrhs).
  * A profiler then sees three solves, the plan's own probe solve
  * (probe_pivots) being the first; the device solve alone is bracketed by
  * cudaProfilerStart / cudaProfilerStop, so `ncu --profile-from-start off`
@@ -36,7 +37,7 @@
 
 enum { REPEAT = 20 };
 
-/* PSCR_ONCE: one device solve, nothing else on the device. */
+/* --once: one device solve, nothing else on the device. */
 static int solve_once(pscr_plan *plan, const void *b, size_t bytes)
 {
   void *df = NULL, *du = NULL;
@@ -80,7 +81,7 @@ typedef struct batch_timing {
 /*
  * K right-hand sides f_r = (r + 1) b of nval values of dtype, contiguous on
  * the device. once: one batch solve and nothing else
- * (PSCR_ONCE). Otherwise GPU_WARMUP untimed rounds, then REPEAT rounds of
+ * (--once). Otherwise GPU_WARMUP untimed rounds, then REPEAT rounds of
  * [event, K x pscr_solve_device, event, pscr_solve_device_batch, event] on
  * one stream, the medians of both intervals, and the bitwise comparison of
  * the two results. Returns 0 on success.
@@ -177,14 +178,16 @@ out:
 
 int main(int argc, char **argv)
 {
-  /* --nrhs K and --float may stand anywhere; the rest are positional. */
-  int nrhs = 0, npos = 0, single = 0;
+  /* --nrhs K, --float and --once may stand anywhere; the rest are positional. */
+  int nrhs = 0, npos = 0, single = 0, once = 0;
   char *pos[4] = {NULL, NULL, NULL, NULL};
   for (int a = 1; a < argc; a++) {
     if (!strcmp(argv[a], "--nrhs") && a + 1 < argc)
       nrhs = atoi(argv[++a]);
     else if (!strcmp(argv[a], "--float"))
       single = 1;
+    else if (!strcmp(argv[a], "--once"))
+      once = 1;
     else if (npos < 4)
       pos[npos++] = argv[a];
     else
@@ -193,7 +196,7 @@ int main(int argc, char **argv)
   if (npos < 2 || npos > 3 || strlen(pos[0]) != 2 || (pos[0][0] != 'p' && pos[0][0] != 'h') ||
       (pos[0][1] != '2' && pos[0][1] != '3') || nrhs < 0 ||
       (argc > 1 && !strcmp(argv[argc - 1], "--nrhs"))) {
-    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float]\n", argv[0]);
+    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float] [--once]\n", argv[0]);
     return 2;
   }
   const char *kind = pos[0];
@@ -256,7 +259,7 @@ int main(int argc, char **argv)
   /* Against the double problem: for float, of the order of float's epsilon. */
   double berr, derr;
   cli_verify(pb, b, u, ue, au, &berr, &derr);
-  if (getenv("PSCR_ONCE")) {
+  if (once) {
     batch_timing bt;
     rc = nrhs > 0 ? time_batch(plan, hf, N, dtype, nrhs, 1, &bt)
                   : solve_once(plan, hf, gpu_dtype_bytes(dtype, N));

@@ -220,8 +220,8 @@ int main(int argc, char **argv)
       {0, 2, 255},  {0, 2, 511},  {0, 2, 1023}, {0, 2, 2047}, {0, 2, 4095}, {0, 2, 8191},
       {1, 2, 1023}, {1, 2, 4095},
       {0, 3, 63},   {0, 3, 127},  {0, 3, 255},  {1, 3, 127},  {1, 3, 255},
-      /* Past the default max-n3 (--max-n3 511): where float halved the 3D
-       * solve (bench/results/2026-11-26-h200-large-ratios). */
+      /* Past the default max-n3 (--max-n3 511): where float took half the
+       * double time of the 3D solve (0.48-0.50 on an H200, docs/performance.md). */
       {0, 3, 383},  {1, 3, 383},  {0, 3, 511},
   };
   int failed = 0;

@@ -20,7 +20,7 @@
  *    pscr's level-3 stage time).
  *
  * Output: a table on stdout and, with --csv FILE, one CSV line per run, per
- * stage kind and per baseline (bench/roofline_plot.py draws the PNG).
+ * stage kind and per baseline (`bench/perf_tables.py plot DIR` draws the PNG).
  *
  *   pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]
  *                 [--csv FILE] [--device D] [--no-baselines] [--copy-mib M]

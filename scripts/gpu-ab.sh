@@ -2,58 +2,66 @@
 # A/B on a CUDA machine: this tree ("new") against a baseline ("old"), built
 # side by side, their pscr-gpu-once timings alternated over several rounds
 # (each a median of CUDA-event timings after warm-up), optionally with
-# test_cuda, memcheck and Nsight Compute kernel sums. Used for the records
-# in bench/results/; run from anywhere.
+# test_cuda, memcheck and Nsight Compute kernel sums. For trying a change:
+# its outputs stay outside the tree (what a change gained goes into its
+# commit message, and into docs/performance.md where it matters to users;
+# bench/results/ holds only the benchmark tools' current runs). Run from
+# anywhere.
 #
-#   scripts/gpu-ab.sh [-o DIR] [-r ROUNDS] [-b] [-t] [-m] [-k RE] [-M METRICS] OLD CASE...
+#   scripts/gpu-ab.sh [-o DIR] [-B DIR] [-a ARCHS] [-d DIR] [-r ROUNDS] [-b] [-t] [-m]
+#                     [-k RE] [-M METRICS] OLD CASE...
 #     OLD     the baseline: a source tree, or a tar of one
 #             (here: git archive REV > .carry/old.tar)
 #     CASE    pscr-gpu-once arguments as one word: "p3 255 --float"
-#     -o DIR  outputs (default gpu-ab-out): device.txt, timing-ab.txt (every
-#             round's output), timing-summary.txt (per case and build: the
-#             range of the rounds' medians), and those of the options
+#     -o DIR  outputs (default /tmp/pscr-gpu-ab-out): device.txt, timing-ab.txt
+#             (every round's output), timing-summary.txt (per case and build:
+#             the range of the rounds' medians), and those of the options
+#     -B DIR  build directories DIR/new and DIR/old (default /tmp/pscr-ab)
+#     -a ARCHS  CMAKE_CUDA_ARCHITECTURES (default 90)
+#     -d DIR  Debian packages of Check to unpack where it is not installed,
+#             as for gpu-check.sh (CHECK_DEBS there)
 #     -r N    rounds (default 3); each round runs old, then new, every case
-#     -b      no builds: reuse those of an earlier run in $AB_BUILD (a device
-#             command has a time limit: build and test in one, time in the next)
-#     -t      build and run test_cuda on the new tree (test_cuda.txt; where
-#             Check is not installed, set CHECK_DEBS as for gpu-check.sh)
+#     -b      no builds: reuse those of an earlier run in the -B directory (a
+#             device command has a time limit: build and test in one, time in
+#             the next)
+#     -t      build and run test_cuda on the new tree (test_cuda.txt)
 #     -m      compute-sanitizer memcheck of the new build, one device solve
-#             (PSCR_ONCE=1) of three small cases (sanitizer.txt)
+#             (pscr-gpu-once --once) of three small cases (sanitizer.txt)
 #     -k RE   Nsight Compute: kernels matching the regex RE, one device solve
 #             of every case on both builds, summed per kernel by ncu-sum.py
 #             (ncu.txt); -M adds metrics to duration and instructions
-#
-# Build directories: $AB_BUILD (default /tmp/pscr-ab), with new/ and old/.
-# CUDA architectures: $CMAKE_CUDA_ARCHITECTURES, default 90.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(dirname "$here")
-out=gpu-ab-out rounds=3 reuse=0 tests=0 memcheck=0 kernels="" metrics=""
-while getopts "o:r:btmk:M:" opt; do
+out=/tmp/pscr-gpu-ab-out ab=/tmp/pscr-ab archs=90 debs="" rounds=3 reuse=0 tests=0
+memcheck=0 kernels="" metrics=""
+while getopts "o:B:a:d:r:btmk:M:" opt; do
   case $opt in
   o) out=$OPTARG ;;
+  B) ab=$OPTARG ;;
+  a) archs=$OPTARG ;;
+  d) debs=$OPTARG ;;
   r) rounds=$OPTARG ;;
   b) reuse=1 ;;
   t) tests=1 ;;
   m) memcheck=1 ;;
   k) kernels=$OPTARG ;;
   M) metrics=$OPTARG ;;
-  *) sed -n '2,30p' "$0"; exit 2 ;;
+  *) sed -n '2,32p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 2 ] || { sed -n '2,30p' "$0"; exit 2; }
+[ $# -ge 2 ] || { sed -n '2,32p' "$0"; exit 2; }
 old_src=$1
 shift
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-ab=${AB_BUILD:-/tmp/pscr-ab}
 t0=$(date +%s)
 stamp() { echo "$1 at $(($(date +%s) - t0)) s"; }
 
-if [ -n "${CHECK_DEBS:-}" ]; then # as scripts/gpu-check.sh
+if [ -n "$debs" ]; then # as scripts/gpu-check.sh
   P=$(mktemp -d)
-  for f in "$CHECK_DEBS"/*.deb; do dpkg -x "$f" "$P"; done
+  for f in "$debs"/*.deb; do dpkg -x "$f" "$P"; done
   sed -i "s#^prefix=.*#prefix=$P/usr#" "$P"/usr/lib/x86_64-linux-gnu/pkgconfig/*.pc
   export PKG_CONFIG_PATH=$P/usr/lib/x86_64-linux-gnu/pkgconfig
   export LD_LIBRARY_PATH=$P/usr/lib/x86_64-linux-gnu
@@ -67,7 +75,7 @@ build() { # new and old side by side; prints nothing on success
     tar -xf "$old_src" -C "$ab/old-src" || { echo "gpu-ab: cannot read $old_src"; return 1; }
   fi
   local flags=(-DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON
-    -DCMAKE_CUDA_ARCHITECTURES="${CMAKE_CUDA_ARCHITECTURES:-90}" -DPSCR_BUILD_EXAMPLES=OFF)
+    -DCMAKE_CUDA_ARCHITECTURES="$archs" -DPSCR_BUILD_EXAMPLES=OFF)
   local targets=(pscr pscr-gpu-once) tests_on=OFF jobs
   [ "$tests" = 1 ] && targets+=(test_cuda) tests_on=ON
   jobs=$(nproc)
@@ -88,6 +96,12 @@ if [ "$reuse" = 1 ]; then
 else
   build || exit 1
 fi
+# One device solve for a profiler: --once, or, in a baseline older than
+# that option, the environment variable its pscr-gpu-once read instead.
+once_new=(--once) once_old=(--once) env_old=()
+if ! grep -q -- '"--once"' "$ab/old-src/bench/gpu_once.c" 2>/dev/null; then
+  once_old=() env_old=(PSCR_ONCE=1)
+fi
 { date -u; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv;
   nvcc --version | tail -2; } > "$out/device.txt" 2>&1
 
@@ -102,7 +116,7 @@ if [ "$memcheck" = 1 ]; then
   for c in "p3 31 --float" "h3 17 --nrhs 2" "p3 9"; do
     echo "== memcheck $c"
     # shellcheck disable=SC2086
-    PSCR_ONCE=1 timeout 120 compute-sanitizer --tool memcheck "$once" $c 2>&1 | tail -1
+    timeout 120 compute-sanitizer --tool memcheck "$once" $c "${once_new[@]}" 2>&1 | tail -1
   done > "$out/sanitizer.txt"
   stamp "memcheck done"
   cat "$out/sanitizer.txt"
@@ -143,15 +157,18 @@ if [ -n "$kernels" ]; then
   for b in old new; do
     # A baseline older than the profiler range in pscr-gpu-once gets all
     # three solves of its run (probe, host API, device) profiled: divided by 3.
-    range=(--profile-from-start off) solves=1
-    if [ $b = old ] && ! grep -q cudaProfilerStart "$ab/old-src/bench/gpu_once.c"; then
-      range=() solves=3
+    range=(--profile-from-start off) solves=1 once=("${once_new[@]}") envs=()
+    if [ $b = old ]; then
+      once=("${once_old[@]}") envs=("${env_old[@]}")
+      if ! grep -q cudaProfilerStart "$ab/old-src/bench/gpu_once.c"; then
+        range=() solves=3
+      fi
     fi
     for c in "$@"; do
       echo "== $b :: $c (per solve, of $solves profiled)"
       # shellcheck disable=SC2086
-      PSCR_ONCE=1 timeout 300 ncu --csv "${range[@]}" -k regex:"$kernels" --metrics "$m" \
-        "$ab/$b/bench/pscr-gpu-once" $c > "$csv" 2>/dev/null || echo "ncu failed"
+      env "${envs[@]}" timeout 300 ncu --csv "${range[@]}" -k regex:"$kernels" --metrics "$m" \
+        "$ab/$b/bench/pscr-gpu-once" $c "${once[@]}" > "$csv" 2>/dev/null || echo "ncu failed"
       python3 "$here/ncu-sum.py" "$csv" --solves "$solves"
     done
   done > "$out/ncu.txt"

@@ -37,9 +37,13 @@
  *   pscr-baselines [--2d N,N,..|none] [--3d N,N,..|none] [--repeat R]
  *                  [--gpu-repeat R] [--threads T] [--estimate]
  *                  [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv] [--device D]
+ *                  [--csv FILE]
  *
- * Defaults: --2d 1023,2047,4095 --3d 63,127,255. Exit status: 0, 1 when a
- * row failed, 2 usage.
+ * Defaults: --2d 1023,2047,4095 --3d 63,127,255. --csv FILE also writes
+ * every row, failed ones too, as problem,n,solver,threads,setup_ms,solve_ms,
+ * min_ms,berr,note (empty where the table prints "-"; a failed row has only
+ * its note), the form bench/perf_tables.py reads. Exit status: 0, 1 when a
+ * row failed, 2 usage or an unwritable FILE.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
@@ -70,14 +74,18 @@ typedef struct options {
   int sizes[2][MAX_SIZES]; /* [0]: 2D, [1]: 3D */
   int nsizes[2];
   int repeat, gpu_repeat, threads, measure, cpu, gpu, dense, gtsv, device;
+  const char *csv; /* --csv FILE, or NULL */
 } options;
+
+/* --csv: every row goes here too (main opens it). */
+static FILE *csv_out;
 
 static void usage(FILE *out)
 {
   fprintf(out, "usage: pscr-baselines [--2d N,N,..|none] [--3d N,N,..|none] [--repeat R]\n"
                "                      [--gpu-repeat R] [--threads T] [--estimate]\n"
                "                      [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv]\n"
-               "                      [--device D]\n");
+               "                      [--device D] [--csv FILE]\n");
 }
 
 /* "1023,2047" -> sizes; "none" -> 0 sizes. Returns -1 on a bad list. */
@@ -137,6 +145,8 @@ static int parse_args(int argc, char **argv, options *o)
       o->threads = atoi(argv[++i]);
     else if (v && !strcmp(a, "--device"))
       o->device = atoi(argv[++i]);
+    else if (v && !strcmp(a, "--csv"))
+      o->csv = argv[++i];
     else
       return -1;
   }
@@ -193,6 +203,18 @@ static double backward_error(const bl_case *c)
          (c->norm_a * cli_max_diff(0, c->N, c->u, NULL) + cli_max_diff(0, c->N, c->b, NULL));
 }
 
+/* The note as one CSV field: quoted, its quotes doubled. */
+static void csv_note(const char *note)
+{
+  fputc('"', csv_out);
+  for (const char *p = note; *p; p++) {
+    if (*p == '"')
+      fputc('"', csv_out);
+    fputc(*p, csv_out);
+  }
+  fputs("\"\n", csv_out);
+}
+
 static void print_row(const char *prob, int n, const char *solver, int threads, double plan_ms,
                       double med, double min, double berr, const char *note)
 {
@@ -202,6 +224,25 @@ static void print_row(const char *prob, int n, const char *solver, int threads, 
   printf("%-9s %6d  %-6s %4s %10.1f %11.3f %11.3f %10.2e  %s\n", prob, n, solver, thr,
          plan_ms, med, min, berr, note);
   fflush(stdout);
+  if (csv_out) {
+    fprintf(csv_out, "%s,%d,%s,%s,%.1f,%.4f,%.4f,%.3e,", prob, n, solver,
+            threads > 0 ? thr : "", plan_ms, med, min, berr);
+    csv_note(note);
+  }
+}
+
+/* A row that could not be measured: its status and message. */
+static void fail_row(const char *prob, int n, const char *solver, pscr_status st,
+                     const char *msg)
+{
+  char note[2 * MSG_LEN];
+  snprintf(note, sizeof note, "FAILED: %s: %s", pscr_status_string(st), msg);
+  printf("%-9s %6d  %-6s  %s\n", prob, n, solver, note);
+  fflush(stdout);
+  if (csv_out) {
+    fprintf(csv_out, "%s,%d,%s,,,,,,", prob, n, solver);
+    csv_note(note);
+  }
 }
 
 /* pscr on the CPU backend, timed as FFTW is (the baseline (d) comparison):
@@ -231,8 +272,7 @@ static int run_pscr_cpu(bl_case *c, const options *o, const char *prob, int n, d
     t[r] = 1e3 * (cli_now() - t0);
   }
   if (st) {
-    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "pscr", pscr_status_string(st),
-           pscr_last_error());
+    fail_row(prob, n, "pscr", st, pscr_last_error());
     goto out;
   }
   pscr_plan_info(plan, &info);
@@ -269,7 +309,7 @@ static int run_fftw(bl_case *c, const options *o, const char *prob, int n, doubl
     t[r] = 1e3 * (cli_now() - t0);
   }
   if (st) {
-    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "fftw", pscr_status_string(st), msg);
+    fail_row(prob, n, "fftw", st, msg);
     goto out;
   }
   qsort(t, (size_t)o->repeat, sizeof *t, cli_cmp_double);
@@ -301,7 +341,7 @@ static int run_cufft(bl_case *c, const options *o, const char *prob, int n)
     st = bl_cufft_time(s, c->b, c->u, o->gpu_repeat, &med, &min, msg, sizeof msg);
   }
   if (st) {
-    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "cufft", pscr_status_string(st), msg);
+    fail_row(prob, n, "cufft", st, msg);
     goto out;
   }
   double berr = backward_error(c);
@@ -328,7 +368,7 @@ static int run_dense(bl_case *c, const options *o, const char *prob, int n)
     st = bl_dense_time(s, c->b, c->u, o->gpu_repeat, &med, &min, msg, sizeof msg);
   }
   if (st) {
-    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "dense", pscr_status_string(st), msg);
+    fail_row(prob, n, "dense", st, msg);
     goto out;
   }
   bl_dense_info(s, &eig_ms, &bytes);
@@ -376,7 +416,7 @@ static int run_gtsv(bl_case *c, const options *o, const char *prob, int n)
     st = bl_l3_list_verify(plan, &list, msg, sizeof msg);
   double setup_ms = 1e3 * (cli_now() - t0);
   if (st) {
-    printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, "gtsv", pscr_status_string(st), msg);
+    fail_row(prob, n, "gtsv", st, msg);
     failed = 1;
     goto out;
   }
@@ -386,8 +426,7 @@ static int run_gtsv(bl_case *c, const options *o, const char *prob, int n)
     st = bl_gtsv_level3_time(&list, vars[k].v, o->device, o->gpu_repeat, NULL, &r, msg,
                              sizeof msg);
     if (st) {
-      printf("%-9s %6d  %-6s  FAILED: %s: %s\n", prob, n, vars[k].name, pscr_status_string(st),
-             msg);
+      fail_row(prob, n, vars[k].name, st, msg);
       failed++;
       continue;
     }
@@ -412,6 +451,13 @@ int main(int argc, char **argv)
   if (parse_args(argc, argv, &o)) {
     usage(stderr);
     return 2;
+  }
+  if (o.csv) {
+    if (!(csv_out = fopen(o.csv, "w"))) {
+      fprintf(stderr, "pscr-baselines: cannot write %s\n", o.csv);
+      return 2;
+    }
+    fprintf(csv_out, "problem,n,solver,threads,setup_ms,solve_ms,min_ms,berr,note\n");
   }
   cpu = o.cpu && bl_fftw_available();
   bl_fftw_describe(desc, sizeof desc);
@@ -456,7 +502,7 @@ int main(int argc, char **argv)
       bl_case c;
       pscr_status st = case_setup(&c, k + 2, n, msg, sizeof msg);
       if (st) {
-        printf("%-9s %6d  FAILED: %s: %s\n", prob, n, pscr_status_string(st), msg);
+        fail_row(prob, n, "-", st, msg);
         failures++;
       } else {
         double pscr_ms = -1;
@@ -477,5 +523,9 @@ int main(int argc, char **argv)
     printf("# no solver available: nothing was run\n");
   if (failures)
     printf("# %d row(s) failed\n", failures);
+  if (csv_out && fclose(csv_out)) {
+    fprintf(stderr, "pscr-baselines: writing %s failed\n", o.csv);
+    return 2;
+  }
   return failures ? 1 : 0;
 }

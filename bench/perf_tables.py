@@ -1,0 +1,663 @@
+#!/usr/bin/env python3
+"""Performance tables and plots made from the current benchmark runs.
+
+bench/results/<device>/ holds the latest full run of each benchmark tool on
+one kind of machine (h100/, h200/, cpu-2core/, ...): the tool's CSV, its
+text output, a plot, and a README.md whose "runs" table says for each run
+the files, the tool, the exact command, the commit, the date and the
+device. This script turns those files into the markdown tables of the docs,
+so that a table can always be regenerated and checked against its CSV.
+
+  python3 bench/perf_tables.py [FILE...]          regenerate the marked tables
+  python3 bench/perf_tables.py --check [FILE...]  exit 1 if a table differs
+  python3 bench/perf_tables.py --list             the table names
+  python3 bench/perf_tables.py --show NAME        print one table
+  python3 bench/perf_tables.py plot DIR...        draw DIR's plots (matplotlib)
+  python3 bench/perf_tables.py record DIR FILE... --tool T --command C
+          --commit X --date D --device V [--note N]
+                                                  add or replace DIR's row for
+                                                  the run whose files are FILE...
+
+A table sits in a file between `<!-- perf:NAME -->` and `<!-- /perf:NAME -->`
+(each marker alone on its line); any file may hold any of them. The default
+FILEs are docs/performance.md, docs/perf-readme-table.md and README.md,
+those that exist. A marker naming no known table is an error, so a typo
+cannot hide a table from --check. --root DIR takes the repository root
+(default: this file's parent's parent), for tests on a copy.
+
+Table names: for every folder D of bench/results/ and every file of it that
+a table reads,
+  D-bench      pscr-bench CSV (bench.csv): the paper's Tables 1-4, GPU or CPU
+  D-roofline   pscr-roofline CSV (roofline.csv): rates against the ceilings
+  D-peers      the same CSV's baselines: cuFFT DST-I, dense MD, cuSPARSE
+  D-precision  pscr-precision CSV (precision.csv): float against double
+  D-baselines  pscr-baselines CSV (baselines.csv): pscr CPU against FFTW
+  D-gpu-once   pscr-gpu-once results (gpu-once.csv): float against double
+and also
+  runs         every current run: folder, files, tool, commit, date
+  readme       the README's one table: H100 and the 2-core CPU against the
+               paper's GTX 1080 Ti and i5-6600 columns, selected sizes
+Every table opens with a line naming its device, tool, commit, date and CSV.
+"""
+import argparse
+import csv
+import math
+import os
+import re
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEFAULT_FILES = ("docs/performance.md", "docs/perf-readme-table.md", "README.md")
+MARK = re.compile(r"^<!-- (/?)perf:([A-Za-z0-9_.-]+) -->\s*$")
+RUNS_BEGIN, RUNS_END = "<!-- runs -->", "<!-- /runs -->"
+RUNS_HEAD = ("files", "tool", "command", "commit", "date (UTC)", "device", "notes")
+RUNS_KEYS = ("files", "tool", "command", "commit", "date", "device", "notes")
+# The README table's folders and rows (problem, n).
+README_GPU, README_CPU = "h100", "cpu-2core"
+README_ROWS = (("poisson2d", 1024), ("poisson2d", 4096), ("poisson2d", 8192),
+               ("helmholtz2d", 1023), ("helmholtz2d", 4095),
+               ("poisson3d", 127), ("poisson3d", 255), ("poisson3d", 511),
+               ("helmholtz3d", 127), ("helmholtz3d", 255), ("helmholtz3d", 361))
+PROBLEM_NAMES = {"poisson2d": "Poisson 2D", "helmholtz2d": "Helmholtz 2D",
+                 "poisson3d": "Poisson 3D", "helmholtz3d": "Helmholtz 3D"}
+
+
+class PerfError(Exception):
+    """A missing or malformed input; the message says which."""
+
+
+# ---------------------------------------------------------------- formatting
+
+def sig(v, digits=3):
+    """v with `digits` significant digits, no exponent (times, rates)."""
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if v == 0:
+        return "0"
+    dec = digits - 1 - int(math.floor(math.log10(abs(v))))
+    return f"{v:.{dec}f}" if dec > 0 else f"{round(v, dec):.0f}"
+
+
+def sci(v):
+    """Errors: one decimal, exponent."""
+    return "-" if v is None else f"{v:.1e}"
+
+
+def ratio(v):
+    return "-" if v is None else f"{v:.2f}"
+
+
+def table(head, rows):
+    out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def num(s):
+    """A CSV field as a float, None when empty."""
+    s = (s or "").strip()
+    return float(s) if s else None
+
+
+# ------------------------------------------------------------------ the runs
+
+def split_row(line):
+    """Cells of one markdown table row; `\\|` stays inside a cell."""
+    cells = re.split(r"(?<!\\)\|", line.strip())
+    return [c.strip().replace("\\|", "|") for c in cells[1:-1]]
+
+
+def read_runs(folder):
+    """The runs table of folder/README.md: a list of dicts keyed by RUNS_KEYS."""
+    path = os.path.join(folder, "README.md")
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    try:
+        a, b = lines.index(RUNS_BEGIN), lines.index(RUNS_END)
+    except ValueError:
+        raise PerfError(f"{path}: no {RUNS_BEGIN} ... {RUNS_END} table")
+    runs = []
+    for line in lines[a + 3:b]:
+        cells = split_row(line)
+        if len(cells) != len(RUNS_HEAD):
+            raise PerfError(f"{path}: runs row with {len(cells)} cells, "
+                            f"want {len(RUNS_HEAD)}: {line}")
+        run = dict(zip(RUNS_KEYS, cells))
+        run["files"] = [x.strip().strip("`") for x in run["files"].split(",") if x.strip()]
+        run["command"] = run["command"].strip("`")
+        runs.append(run)
+    return runs
+
+
+def run_of(results, dev, name):
+    for run in read_runs(os.path.join(results, dev)):
+        if name in run["files"]:
+            return run
+    raise PerfError(f"bench/results/{dev}/README.md: no run lists {name}")
+
+
+def caption(results, dev, name):
+    r = run_of(results, dev, name)
+    return (f"{r['device']}; `{r['tool']}` at commit {r['commit']}, {r['date']} UTC "
+            f"(`bench/results/{dev}/{name}`).")
+
+
+def read_csv(path):
+    """Rows of a CSV whose comment lines start with '#', and those comments."""
+    with open(path) as f:
+        lines = f.read().splitlines()
+    notes = [x for x in lines if x.startswith("#")]
+    return list(csv.DictReader(x for x in lines if not x.startswith("#"))), notes
+
+
+# -------------------------------------------------------------------- tables
+
+def bench_table(results, dev):
+    rows, _ = read_csv(os.path.join(results, dev, "bench.csv"))
+    if not rows:
+        raise PerfError(f"bench/results/{dev}/bench.csv: no rows")
+    body = []
+    if rows[0]["backend"] == "cuda":
+        head = ("problem", "n", "unknowns", "plan s", "solve ms", "H2D + D2H ms", "host-API ms",
+                "paper GTX 1080 Ti ms", "speed-up", "backward error")
+        for r in rows:
+            body.append((r["problem"], r["n"], int(float(r["dofs"])), sig(num(r["plan_s"])),
+                         sig(num(r["solve_ms_median"])),
+                         sig(num(r["h2d_ms"]) + num(r["d2h_ms"])), sig(num(r["host_api_ms"])),
+                         sig(num(r["paper_gtx_ms"])), f"{num(r['speedup']):.1f}",
+                         sci(num(r["backward_error"]))))
+        note = ("solve: `pscr_solve_device` on device arrays, median of the run's repetitions "
+                "(CUDA events); host-API: `pscr_solve` on host arrays, transfers included; "
+                "speed-up: the paper's GTX 1080 Ti time (transfers excluded) over the solve.")
+    else:
+        head = ("problem", "n", "unknowns", "plan s", "solve ms", "paper i5-6600 ms", "speed-up",
+                "backward error", "error vs exact")
+        for r in rows:
+            body.append((r["problem"], r["n"], int(float(r["dofs"])), sig(num(r["plan_s"])),
+                         sig(1e3 * num(r["solve_s"])), sig(1e3 * num(r["paper_i5_s"])),
+                         f"{num(r['ratio_i5']):.2f}", sci(num(r["backward_error"])),
+                         sci(num(r["discretization_error"]))))
+        note = ("solve: `pscr_solve`, wall clock, median of the run's repetitions; speed-up: "
+                "the paper's one-core i5-6600 time over the solve.")
+    return caption(results, dev, "bench.csv") + " " + note + "\n\n" + table(head, body)
+
+
+def roofline_rows(results, dev):
+    path = os.path.join(results, dev, "roofline.csv")
+    rows, notes = read_csv(path)
+    if not notes:
+        raise PerfError(f"bench/results/{dev}/roofline.csv: no '# device' line with the ceilings")
+    ceil = {k: float(v) for k, v in re.findall(r"(\w+_g[a-z]+s) ([0-9.]+)", notes[0])}
+    sheet = re.search(r"sheet (.*) ([0-9.]+) ([0-9.]+) ([0-9.]+)\s*$", notes[0])
+    cases = []
+    for r in rows:
+        if r["case"] not in cases:
+            cases.append(r["case"])
+
+    def get(case, row, what, key):
+        for r in rows:
+            if r["case"] == case and r["row"] == row and r["what"] == what:
+                return num(r[key])
+        return None
+
+    return rows, ceil, sheet, cases, get
+
+
+def roofline_table(results, dev):
+    rows, ceil, sheet, cases, get = roofline_rows(results, dev)
+    body = []
+    for c in cases:
+        ms = get(c, "run", "pscr", "solve_ms")
+        if ms is None:
+            continue
+        dtype = next(r["dtype"] for r in rows if r["case"] == c)
+        stages = " / ".join("-" if get(c, "stage", s, "bw_frac") is None
+                            else f"{100 * get(c, 'stage', s, 'bw_frac'):.0f}"
+                            for s in ("level3", "sums", "coupling"))
+        body.append((c, dtype, sig(ms), f"{get(c, 'run', 'pscr', 'gflops'):.0f}",
+                     f"{get(c, 'run', 'pscr', 'gbs'):.0f}",
+                     f"{get(c, 'run', 'pscr', 'intensity'):.2f}",
+                     f"{100 * get(c, 'run', 'pscr', 'roof_frac'):.0f}%", stages))
+    ceilings = (f"Ceilings measured in the run: copy {ceil['roof_gbs']:.0f} GB/s (bytes read + "
+                f"written; copy kernel {ceil['copy_gbs']:.0f}), FP64 FMA "
+                f"{ceil['fp64_gflops'] / 1e3:.1f} TFLOP/s, FP32 FMA "
+                f"{ceil['fp32_gflops'] / 1e3:.1f} TFLOP/s")
+    if sheet:
+        ceilings += (f"; datasheet ({sheet.group(1)}) {float(sheet.group(2)):.0f} GB/s, "
+                     f"{float(sheet.group(3)) / 1e3:.0f} and {float(sheet.group(4)) / 1e3:.0f} "
+                     "TFLOP/s")
+    ceilings += (". Cases: p/g/h = Poisson uniform / graded mesh / Helmholtz, then dimensions "
+                 "and n. Work from the plan's cost model; roofline = the time the roofline bound "
+                 "allows over the time taken.")
+    head = ("case", "type", "solve ms", "GFLOP/s", "GB/s", "flop/byte", "roofline",
+            "level 3 / sums / coupling, % of copy BW")
+    return caption(results, dev, "roofline.csv") + " " + ceilings + "\n\n" + table(head, body)
+
+
+def peers_table(results, dev):
+    rows, _, _, cases, get = roofline_rows(results, dev)
+
+    def cell(ms, base):
+        return "-" if ms is None else f"{sig(ms)} ({ms / base:.2f}x)"
+
+    body = []
+    for c in cases:
+        ms = get(c, "run", "pscr", "solve_ms")
+        if ms is None:
+            continue
+        l3 = get(c, "stage", "level3", "solve_ms")
+        dtype = next(r["dtype"] for r in rows if r["case"] == c)
+        body.append((c, dtype, sig(ms), cell(get(c, "baseline", "cufft", "solve_ms"), ms),
+                     cell(get(c, "baseline", "dense", "solve_ms"), ms), sig(l3),
+                     cell(get(c, "baseline-level3", "gtsv2", "solve_ms"), l3),
+                     cell(get(c, "baseline-level3", "gtsvI", "solve_ms"), l3)))
+    note = ("Device-only medians in ms; in parentheses the peer's time over pscr's (above 1: "
+            "pscr is faster). cuFFT DST-I and dense MD solve the whole problem; the cuSPARSE "
+            "rows solve exactly the plan's level-3 launches and stand against pscr's profiled "
+            "level-3 stage. A dash: the peer does not apply (cuFFT: uniform Poisson; dense MD: "
+            "real) or its answer missed its own accuracy bound (the run's roofline.txt says "
+            "which).")
+    head = ("case", "type", "pscr ms", "cuFFT DST-I ms", "dense MD ms", "pscr level 3 ms",
+            "gtsv2StridedBatch ms", "gtsvInterleavedBatch ms")
+    return caption(results, dev, "roofline.csv") + " " + note + "\n\n" + table(head, body)
+
+
+def pairs_by_case(rows, key):
+    """{case key: {dtype: [rows]}} in first-seen order."""
+    out = {}
+    for r in rows:
+        out.setdefault(key(r), {}).setdefault(r["dtype"], []).append(r)
+    return out
+
+
+def precision_table(results, dev):
+    rows, _ = read_csv(os.path.join(results, dev, "precision.csv"))
+    body = []
+    for (kind, ndim, n), by in pairs_by_case(
+            rows, lambda r: (r["kind"], r["ndim"], r["n"])).items():
+        dd = next((v[0] for k, v in by.items() if k in ("R64", "C64")), None)
+        ff = next((v[0] for k, v in by.items() if k in ("R32", "C32")), None)
+        if not dd or not ff:
+            continue
+        body.append((f"{kind.capitalize()} {ndim}D", n, f"{dd['dtype']} / {ff['dtype']}",
+                     sig(num(dd["solve_ms_median"])), sig(num(ff["solve_ms_median"])),
+                     ratio(num(ff["ratio_to_double"])),
+                     f"{sci(num(dd['berr']))} ({num(dd['berr_units']):.0f})",
+                     f"{sci(num(ff['berr']))} ({num(ff['berr_units']):.0f})",
+                     f"{sci(num(dd['derr']))} / {sci(num(ff['derr']))}",
+                     "yes" if ff["stable"] == "1" else "**no**"))
+    note = ("Both precisions solve the same float-rounded problem; times are device-only "
+            "medians; backward errors in parentheses in units of each precision's epsilon; "
+            "stable: the float backward error within 10x the double one in those units.")
+    head = ("problem", "n", "types", "double ms", "float ms", "float / double",
+            "double backward error (eps_d)", "float backward error (eps_f)",
+            "error vs exact, double / float", "stable")
+    return caption(results, dev, "precision.csv") + " " + note + "\n\n" + table(head, body)
+
+
+def gpu_once_table(results, dev):
+    rows, _ = read_csv(os.path.join(results, dev, "gpu-once.csv"))
+    names = {"p2": "Poisson 2D", "h2": "Helmholtz 2D", "p3": "Poisson 3D", "h3": "Helmholtz 3D"}
+    body = []
+    for (kind, n), by in pairs_by_case(rows, lambda r: (r["kind"], r["n"])).items():
+        dd = next((v for k, v in by.items() if k in ("R64", "C64")), None)
+        ff = next((v for k, v in by.items() if k in ("R32", "C32")), None)
+        if not dd or not ff:
+            continue
+        ndim = int(kind[1])
+
+        def span(rs):
+            v = sorted(num(r["solve_ms_median"]) for r in rs)
+            lo, hi = sig(v[0], 4), sig(v[-1], 4)
+            return lo if lo == hi else f"{lo}-{hi}"
+
+        def mean(rs):
+            return sum(num(r["solve_ms_median"]) for r in rs) / len(rs)
+
+        body.append((names.get(kind, kind), n, f"{int(n) ** ndim / 1e6:.1f} M",
+                     f"{dd[0]['dtype']} / {ff[0]['dtype']}", span(dd), span(ff),
+                     ratio(mean(ff) / mean(dd)), f"{len(dd)} / {len(ff)}",
+                     f"{sci(num(dd[0]['berr']))} / {sci(num(ff[0]['berr']))}"))
+    note = ("Each time is one round's device-only median (CUDA events); a range spans the "
+            "rounds; float / double is the ratio of the rounds' means.")
+    head = ("problem", "n", "unknowns", "types", "double ms", "float ms", "float / double",
+            "rounds", "backward error, double / float")
+    return caption(results, dev, "gpu-once.csv") + " " + note + "\n\n" + table(head, body)
+
+
+def baselines_table(results, dev):
+    rows, _ = read_csv(os.path.join(results, dev, "baselines.csv"))
+    body, seen = [], []
+    for r in rows:
+        if (r["problem"], r["n"]) not in seen:
+            seen.append((r["problem"], r["n"]))
+    for prob, n in seen:
+        get = {r["solver"]: r for r in rows if (r["problem"], r["n"]) == (prob, n)}
+        p, f = get.get("pscr"), get.get("fftw")
+        if not p or not f or num(p["solve_ms"]) is None or num(f["solve_ms"]) is None:
+            continue
+        pm, fm = num(p["solve_ms"]), num(f["solve_ms"])
+        failed = [x["solver"] for x in (p, f) if x["note"].startswith("FAIL")]
+        body.append((PROBLEM_NAMES.get(prob, prob), n, p["threads"], sig(pm), sig(fm),
+                     f"{pm / fm:.2f}" if not failed else "- (" + ", ".join(failed) +
+                     " failed its check)", f"{sci(num(p['berr']))} / {sci(num(f['berr']))}"))
+    note = ("Wall-clock medians in one process, the same threads; pscr / FFTW above 1: FFTW "
+            "is faster.")
+    head = ("problem", "n", "threads", "pscr CPU ms", "FFTW DST-I ms", "pscr / FFTW",
+            "backward error, pscr / FFTW")
+    return caption(results, dev, "baselines.csv") + " " + note + "\n\n" + table(head, body)
+
+
+def runs_table(results):
+    body = []
+    for dev in devices(results):
+        for r in read_runs(os.path.join(results, dev)):
+            body.append((f"`{dev}/`", ", ".join(f"`{x}`" for x in r["files"]), r["tool"],
+                         r["commit"], r["date"], r["device"]))
+    return table(("folder", "files", "tool", "commit", "date (UTC)", "device"), body)
+
+
+def readme_table(results):
+    gpu, _ = read_csv(os.path.join(results, README_GPU, "bench.csv"))
+    cpu, _ = read_csv(os.path.join(results, README_CPU, "bench.csv"))
+    g = {(r["problem"], int(r["n"])): r for r in gpu}
+    c = {(r["problem"], int(r["n"])): r for r in cpu}
+    body = []
+    for key in README_ROWS:
+        if key not in g or key not in c:
+            raise PerfError(f"readme table: {key[0]} n={key[1]} missing from "
+                            f"bench/results/{README_GPU} or {README_CPU}/bench.csv")
+        body.append((PROBLEM_NAMES[key[0]], key[1], int(float(g[key]["dofs"])),
+                     sig(num(g[key]["solve_ms_median"])), sig(num(g[key]["paper_gtx_ms"])),
+                     sig(1e3 * num(c[key]["solve_s"])), sig(1e3 * num(c[key]["paper_i5_s"]))))
+    rg, rc = run_of(results, README_GPU, "bench.csv"), run_of(results, README_CPU, "bench.csv")
+    head = ("problem", "n", "unknowns", f"GPU ms ({README_GPU})", "paper GTX 1080 Ti ms",
+            f"CPU ms ({README_CPU})", "paper i5-6600 ms")
+    cap = (f"Solve times, median of repeated verified solves, plan time apart. GPU: "
+           f"{rg['device']}, device arrays, CUDA events (commit {rg['commit']}, {rg['date']} "
+           f"UTC). CPU: {rc['device']} (commit {rc['commit']}, {rc['date']} UTC). Paper: "
+           "Myllykoski, Rossi, Toivanen (2018), Tables 1-4 (GTX 1080 Ti: transfers excluded; "
+           f"i5-6600: one core). From `bench/results/{README_GPU}/bench.csv` and "
+           f"`bench/results/{README_CPU}/bench.csv`.")
+    return cap + "\n\n" + table(head, body)
+
+
+KINDS = (("bench", "bench.csv", bench_table), ("roofline", "roofline.csv", roofline_table),
+         ("peers", "roofline.csv", peers_table), ("precision", "precision.csv", precision_table),
+         ("baselines", "baselines.csv", baselines_table),
+         ("gpu-once", "gpu-once.csv", gpu_once_table))
+
+
+def devices(results):
+    return sorted(d for d in os.listdir(results) if os.path.isdir(os.path.join(results, d)))
+
+
+def generators(results):
+    """{table name: function returning its markdown}."""
+    gens = {"runs": lambda: runs_table(results), "readme": lambda: readme_table(results)}
+    for dev in devices(results):
+        for kind, name, fn in KINDS:
+            if os.path.exists(os.path.join(results, dev, name)):
+                gens[f"{dev}-{kind}"] = (lambda fn=fn, dev=dev: fn(results, dev))
+    return gens
+
+
+# ------------------------------------------------------------ marked files
+
+def blocks(text, path):
+    """[(name, first content line, end line)] of the perf markers in text."""
+    lines, out, open_ = text.split("\n"), [], None
+    for i, line in enumerate(lines):
+        m = MARK.match(line)
+        if not m:
+            continue
+        closing, name = m.group(1) == "/", m.group(2)
+        if not closing:
+            if open_:
+                raise PerfError(f"{path}:{i + 1}: perf:{name} opens inside perf:{open_[0]}")
+            open_ = (name, i + 1)
+        else:
+            if not open_ or open_[0] != name:
+                raise PerfError(f"{path}:{i + 1}: /perf:{name} closes nothing")
+            out.append((name, open_[1], i))
+            open_ = None
+    if open_:
+        raise PerfError(f"{path}: perf:{open_[0]} is never closed")
+    return out
+
+
+def norm(s):
+    return "\n".join(x.rstrip() for x in s.strip("\n").split("\n"))
+
+
+def process(path, gens, check):
+    """Regenerate (or check) the tables of one file. Returns the stale table names."""
+    with open(path) as f:
+        text = f.read()
+    lines, stale = text.split("\n"), []
+    for name, a, b in reversed(blocks(text, path)):
+        if name not in gens:
+            raise PerfError(f"{path}: perf:{name} is no known table (--list names them)")
+        want = gens[name]()
+        if norm("\n".join(lines[a:b])) != norm(want):
+            stale.append(name)
+            lines[a:b] = [""] + want.split("\n") + [""]
+    if stale and not check:
+        with open(path, "w") as f:
+            f.write("\n".join(lines))
+    return list(reversed(stale))
+
+
+# -------------------------------------------------------------------- record
+
+def record(argv):
+    ap = argparse.ArgumentParser(prog="perf_tables.py record",
+                                 description="Add or replace a run in DIR/README.md.")
+    ap.add_argument("dir")
+    ap.add_argument("files", nargs="+")
+    for opt in ("tool", "command", "commit", "date", "device"):
+        ap.add_argument("--" + opt, required=True)
+    ap.add_argument("--note", default="")
+    a = ap.parse_args(argv)
+    path = os.path.join(a.dir, "README.md")
+    if not os.path.exists(path):
+        os.makedirs(a.dir, exist_ok=True)
+        with open(path, "w") as f:
+            f.write(f"# bench/results/{os.path.basename(os.path.normpath(a.dir))}\n\n"
+                    "The latest full run of each benchmark tool on this kind of machine, "
+                    "written by scripts/bench-gpu.sh or scripts/bench-cpu.sh. Each row says "
+                    "what ran and on which tree; the numbers are that commit's. "
+                    "bench/perf_tables.py makes the docs' tables from these files "
+                    "(docs/performance.md says how they are measured).\n\n"
+                    f"{RUNS_BEGIN}\n| " + " | ".join(RUNS_HEAD) + " |\n|" +
+                    "---|" * len(RUNS_HEAD) + f"\n{RUNS_END}\n")
+    with open(path) as f:
+        lines = f.read().split("\n")
+    try:
+        a0, b0 = lines.index(RUNS_BEGIN), lines.index(RUNS_END)
+    except ValueError:
+        raise PerfError(f"{path}: no {RUNS_BEGIN} ... {RUNS_END} table")
+
+    def esc(s):
+        return s.replace("|", "\\|")
+
+    row = "| " + " | ".join((", ".join(f"`{x}`" for x in a.files), esc(a.tool),
+                             f"`{esc(a.command)}`", esc(a.commit), esc(a.date), esc(a.device),
+                             esc(a.note))) + " |"
+    keep = [x for x in lines[a0 + 3:b0]
+            if not set(a.files) & {y.strip().strip("`") for y in split_row(x)[0].split(",")}]
+    lines[a0 + 3:b0] = keep + [row]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+    return 0
+
+
+# --------------------------------------------------------------------- plots
+
+def plot_dir(folder):
+    try:
+        import matplotlib
+    except ImportError:
+        raise PerfError("plot needs matplotlib (pip install matplotlib, or python3-matplotlib)")
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    dev = os.path.basename(os.path.normpath(folder))
+    results = os.path.dirname(os.path.normpath(folder))
+    made = []
+
+    def title(name, what):
+        r = run_of(results, dev, name)
+        return f"{what}: {r['device'].split(',')[0]}, commit {r['commit']}, {r['date'][:10]}"
+
+    def save(fig, name):
+        fig.tight_layout()
+        fig.savefig(os.path.join(folder, name), dpi=110, metadata={"Software": None})
+        plt.close(fig)
+        made.append(name)
+
+    colors = {"poisson2d": "C0", "helmholtz2d": "C1", "poisson3d": "C2", "helmholtz3d": "C3"}
+    if os.path.exists(os.path.join(folder, "bench.csv")):
+        rows, _ = read_csv(os.path.join(folder, "bench.csv"))
+        gpu = rows[0]["backend"] == "cuda"
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        for prob, col in colors.items():
+            rs = [r for r in rows if r["problem"] == prob]
+            if not rs:
+                continue
+            x = [num(r["dofs"]) for r in rs]
+            y = [num(r["solve_ms_median"]) if gpu else 1e3 * num(r["solve_s"]) for r in rs]
+            p = [num(r["paper_gtx_ms"]) if gpu else 1e3 * num(r["paper_i5_s"]) for r in rs]
+            ax.plot(x, y, "o-", color=col, label=f"{PROBLEM_NAMES[prob]}: pscr")
+            ax.plot(x, p, "x--", color=col, alpha=0.6,
+                    label=f"{PROBLEM_NAMES[prob]}: paper {'GTX 1080 Ti' if gpu else 'i5-6600'}")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("unknowns")
+        ax.set_ylabel("solve ms (median)")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        ax.set_title(title("bench.csv", "pscr-bench"), fontsize=10)
+        save(fig, "bench.png")
+    if os.path.exists(os.path.join(folder, "roofline.csv")):
+        rows, ceil, _, cases, _ = roofline_rows(results, dev)
+        bw, fp64, fp32 = ceil["roof_gbs"], ceil["fp64_gflops"], ceil["fp32_gflops"]
+        fig, ax = plt.subplots(figsize=(11.5, 6.5))
+        xs = [10 ** (k / 20) for k in range(-30, 51)]
+        ax.plot(xs, [min(fp64, bw * x) for x in xs], "k-", lw=2,
+                label=f"roof: copy {bw:.0f} GB/s, FP64 FMA {fp64 / 1e3:.1f} TFLOP/s")
+        ax.plot(xs, [min(fp32, bw * x) for x in xs], "k--", lw=1,
+                label=f"FP32 FMA {fp32 / 1e3:.1f} TFLOP/s")
+        markers = {"level3": "s", "sums": "^", "coupling": "v", "gather": "D", "other": "x"}
+        for i, case in enumerate(cases):
+            col = plt.cm.tab20.colors[i % 20]
+            for r in rows:
+                if r["case"] != case or not r["intensity"] or not r["gflops"]:
+                    continue
+                x, y = float(r["intensity"]), float(r["gflops"])
+                if r["row"] == "run" and r["what"] == "pscr":
+                    ax.plot(x, y, "o", color=col, ms=10, mec="k",
+                            label=f"{case} {r['dtype']} solve")
+                elif r["row"] == "stage":
+                    ax.plot(x, y, markers.get(r["what"], "+"), color=col, ms=6, mfc="none")
+        for stage, m in markers.items():
+            ax.plot([], [], m, color="gray", mfc="none", label=f"stage: {stage}")
+        ax.set_ylim(bottom=50)
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.set_xlabel("arithmetic intensity (flop / byte, cost model)")
+        ax.set_ylabel("GFLOP/s")
+        ax.set_title(title("roofline.csv", "pscr-roofline"), fontsize=10)
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+        save(fig, "roofline.png")
+    for name, tool in (("precision.csv", "pscr-precision"), ("gpu-once.csv", "pscr-gpu-once")):
+        if not os.path.exists(os.path.join(folder, name)):
+            continue
+        rows, _ = read_csv(os.path.join(folder, name))
+        if name == "precision.csv":
+            def key(r):
+                return ("poisson" if r["kind"] == "poisson" else "helmholtz") + r["ndim"] + "d"
+            pts = [(key(r), int(r["n"]) ** int(r["ndim"]), num(r["ratio_to_double"]))
+                   for r in rows if r["dtype"] in ("R32", "C32")]
+        else:
+            pts = []
+            kinds = {"p": "poisson", "h": "helmholtz"}
+            for (kind, n), by in pairs_by_case(rows, lambda r: (r["kind"], r["n"])).items():
+                dd = next((v for k, v in by.items() if k in ("R64", "C64")), None)
+                ff = next((v for k, v in by.items() if k in ("R32", "C32")), None)
+                if dd and ff:
+                    m = [sum(num(r["solve_ms_median"]) for r in v) / len(v) for v in (dd, ff)]
+                    pts.append((kinds[kind[0]] + kind[1] + "d", int(n) ** int(kind[1]),
+                                m[1] / m[0]))
+        fig, ax = plt.subplots(figsize=(8, 5))
+        for prob, col in colors.items():
+            p = sorted((x, y) for k, x, y in pts if k == prob)
+            if p:
+                ax.plot([x for x, _ in p], [y for _, y in p], "o-", color=col,
+                        label=PROBLEM_NAMES[prob])
+        ax.axhline(0.5, color="k", lw=0.8, ls="--", label="half the double time")
+        ax.axhline(1.0, color="gray", lw=0.8)
+        ax.set_xscale("log")
+        ax.set_ylim(0, 1.1)
+        ax.set_xlabel("unknowns")
+        ax.set_ylabel("float time / double time")
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(title(name, tool), fontsize=10)
+        save(fig, name.replace(".csv", ".png"))
+    return made
+
+
+# ---------------------------------------------------------------------- main
+
+def main(argv):
+    if argv and argv[0] == "record":
+        return record(argv[1:])
+    if argv and argv[0] == "plot":
+        if len(argv) < 2:
+            sys.exit("usage: perf_tables.py plot DIR...")
+        for folder in argv[1:]:
+            print(f"{folder}: {', '.join(plot_dir(folder)) or 'nothing to plot'}")
+        return 0
+    ap = argparse.ArgumentParser(prog="perf_tables.py", description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true",
+                    help="change nothing; exit 1 naming every table that differs")
+    ap.add_argument("--list", action="store_true", help="print the table names")
+    ap.add_argument("--show", metavar="NAME", help="print one table")
+    ap.add_argument("--root", default=ROOT, help="repository root (default: %(default)s)")
+    ap.add_argument("files", nargs="*", help="files with perf markers (default: %s)"
+                    % ", ".join(DEFAULT_FILES))
+    a = ap.parse_args(argv)
+    results = os.path.join(a.root, "bench", "results")
+    gens = generators(results)
+    if a.list:
+        print("\n".join(sorted(gens)))
+        return 0
+    if a.show:
+        if a.show not in gens:
+            raise PerfError(f"no table {a.show} (--list names them)")
+        print(gens[a.show]())
+        return 0
+    files = a.files or [os.path.join(a.root, f) for f in DEFAULT_FILES
+                        if os.path.exists(os.path.join(a.root, f))]
+    bad = 0
+    for path in files:
+        stale = process(path, gens, a.check)
+        for name in stale:
+            if a.check:
+                print(f"{path}: table perf:{name} differs from its CSV "
+                      "(run python3 bench/perf_tables.py to regenerate it)", file=sys.stderr)
+            else:
+                print(f"{path}: perf:{name} regenerated")
+        bad += len(stale)
+    return 1 if a.check and bad else 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except PerfError as e:
+        print(f"perf_tables.py: {e}", file=sys.stderr)
+        sys.exit(2)
