@@ -438,7 +438,10 @@ PSCR_EXTERN pscr_status pscr_solve_device_batch(pscr_plan *plan, int nrhs, const
 PSCR_EXTERN pscr_status pscr_solve_device_profile(pscr_plan *plan, const void *f, void *u,
                                                   void *stream, double *ms);
 
-/** @brief Release a plan and everything it owns. NULL is allowed. */
+/**
+ * @brief Release a plan and everything it owns (host and device memory).
+ * @param[in] plan a plan from pscr_plan_create, or NULL (nothing happens).
+ */
 PSCR_EXTERN void pscr_plan_destroy(pscr_plan *plan);
 
 /**
@@ -458,7 +461,12 @@ typedef enum pscr_stage {
   PSCR_STAGE_COUNT = 5     /**< the number of stage kinds (may grow in a minor release) */
 } pscr_stage;
 
-/** @brief Name of a stage kind ("level3", "sums", ...); "unknown" otherwise. */
+/**
+ * @brief Name of a stage kind.
+ * @param[in] stage a pscr_stage value.
+ * @return a static string: "level3", "sums", "coupling", "gather", "other",
+ *   or "unknown" for any other value.
+ */
 PSCR_EXTERN const char *pscr_stage_name(pscr_stage stage);
 
 /**
@@ -478,9 +486,9 @@ PSCR_EXTERN const char *pscr_stage_name(pscr_stage stage);
  *   stages as OpenMP loops).
  */
 typedef struct pscr_cost {
-  double flops;
-  double bytes;
-  double launches;
+  double flops;    /**< floating-point operations, counted as above */
+  double bytes;    /**< global-memory bytes read and written */
+  double launches; /**< kernel launches and copies (CPU: the same passes) */
 } pscr_cost;
 
 /** What a plan is, as built (pscr_plan_info). */
@@ -490,8 +498,8 @@ typedef struct pscr_info {
   size_t size;
   pscr_backend backend;   /**< backend actually used (never AUTO) */
   int num_threads;        /**< CPU threads a solve uses */
-  pscr_dtype dtype;
-  int ndim;
+  pscr_dtype dtype;       /**< the plan's element type */
+  int ndim;               /**< 2 or 3 */
   int n[3];               /**< sizes, n[2] = 1 in 2D */
   /** Reduction levels k of dimension 1 and (3D) 2: floor(log4 n) + 1, one
       fewer where n = 4^j (the top two levels are one, with four
@@ -507,6 +515,7 @@ typedef struct pscr_info {
    * CUDA with cuda_rows_per_thread -1 or subproblems too long for P <= 512).
    */
   int level3_rows_per_thread;
+  /** Threads per subproblem P of the partitioned solver; 1 for plain Thomas. */
   int level3_threads_per_system;
   /**
    * 1 when the CUDA level-3 solver forms the last dimension's factors from
@@ -609,7 +618,10 @@ static inline pscr_status pscr_plan_info(const pscr_plan *plan, pscr_info *info)
 
 /**
  * @brief out = A u for the operator of eq. 7 (ndim 2) or eq. 8 (ndim 3).
- * @param[in]  dtype, ndim, pencils, shift  as for pscr_plan_create.
+ * @param[in]  dtype   element type of the pencils, shift, u and out.
+ * @param[in]  ndim    2 or 3.
+ * @param[in]  pencils ndim pencils, dimension 1 first (as for pscr_plan_create).
+ * @param[in]  shift   c: one value of dtype.
  * @param[in]  u    input vector (layout as in the file comment).
  * @param[out] out  result; must not overlap u.
  *   R32/C32 compute in float (for a residual of a float solve in double,
@@ -623,7 +635,11 @@ PSCR_EXTERN pscr_status pscr_operator_apply(pscr_dtype dtype, int ndim,
 /**
  * @brief Infinity norm of A (maximum absolute row sum), computed exactly
  *        from the factors without forming A.
- * @param[out] norm receives ||A||_inf.
+ * @param[in]  dtype   element type of the pencils and shift.
+ * @param[in]  ndim    2 or 3.
+ * @param[in]  pencils ndim pencils, dimension 1 first.
+ * @param[in]  shift   c: one value of dtype.
+ * @param[out] norm    receives ||A||_inf.
  * @return as pscr_operator_apply.
  */
 PSCR_EXTERN pscr_status pscr_operator_norm_inf(pscr_dtype dtype, int ndim,
@@ -648,7 +664,9 @@ typedef enum pscr_problem_kind {
  *
  * @param[in]  n      number of unknowns, >= 1.
  * @param[in]  h      n+1 mesh steps, all > 0 and finite.
- * @param[out] a_diag n entries; a_off n-1 entries; m_diag n entries.
+ * @param[out] a_diag n entries: the diagonal of A.
+ * @param[out] a_off  n-1 entries: the off-diagonal of A.
+ * @param[out] m_diag n entries: the (lumped) diagonal of M.
  * @param[out] m_off  n-1 entries set to 0, or NULL (M is diagonal).
  * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE (NULL, n < 1, h <= 0),
  *   PSCR_ERROR_NON_FINITE.
@@ -667,7 +685,10 @@ PSCR_EXTERN pscr_status pscr_poisson_factors(int n, const double *h, double *a_d
  * @param[in]  n      nodes, >= 2.
  * @param[in]  h      n-1 mesh steps, all > 0 and finite.
  * @param[in]  omega  wave number, > 0 and finite.
- * @param[out] a_diag 2n doubles; a_off 2(n-1); m_diag 2n; m_off 2(n-1).
+ * @param[out] a_diag 2n doubles: the diagonal of A, (re, im) pairs.
+ * @param[out] a_off  2(n-1) doubles: the off-diagonal of A.
+ * @param[out] m_diag 2n doubles: the diagonal of M.
+ * @param[out] m_off  2(n-1) doubles: the off-diagonal of M.
  * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_NON_FINITE.
  */
 PSCR_EXTERN pscr_status pscr_helmholtz_factors(int n, const double *h, double omega,
@@ -676,6 +697,9 @@ PSCR_EXTERN pscr_status pscr_helmholtz_factors(int n, const double *h, double om
 
 /**
  * @brief Mesh steps of a uniform mesh: h[i] = length / nsteps.
+ * @param[in]  nsteps number of steps, >= 1.
+ * @param[in]  length the interval's length, > 0 and finite.
+ * @param[out] h      nsteps entries.
  * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL, nsteps < 1,
  *   length not > 0 and finite).
  */
@@ -686,7 +710,12 @@ PSCR_EXTERN pscr_status pscr_mesh_uniform(int nsteps, double length, double *h);
  *        nodes x = length * phi(t), t uniform in [0, 1], with
  *        phi(t) = t - grading * sin(2 pi t) / (2 pi) (monotone for
  *        0 <= grading < 1; finer near both ends for grading > 0).
- * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (grading outside [0, 1)).
+ * @param[in]  nsteps  number of steps, >= 1.
+ * @param[in]  length  the interval's length, > 0 and finite.
+ * @param[in]  grading in [0, 1); 0 gives the uniform mesh.
+ * @param[out] h       nsteps entries.
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL, nsteps < 1, length
+ *   not > 0 and finite, grading outside [0, 1)).
  */
 PSCR_EXTERN pscr_status pscr_mesh_graded(int nsteps, double length, double grading,
                                          double *h);
@@ -696,9 +725,9 @@ PSCR_EXTERN pscr_status pscr_mesh_graded(int nsteps, double length, double gradi
  * coordinates. All arrays are owned by the problem.
  */
 typedef struct pscr_problem {
-  pscr_problem_kind kind;
+  pscr_problem_kind kind;    /**< Poisson or Helmholtz */
   pscr_dtype dtype;          /**< R64 (Poisson) or C64 (Helmholtz) */
-  int ndim;
+  int ndim;                  /**< 2 or 3 */
   int n[3];                  /**< unknowns per dimension (n[2] = 1 in 2D) */
   double omega;              /**< wave number (Helmholtz) */
   double length[3];          /**< domain lengths */
@@ -725,7 +754,10 @@ PSCR_EXTERN pscr_status pscr_problem_create(pscr_problem **problem, pscr_problem
                                             int ndim, const int *n, const double *length,
                                             double grading, double omega);
 
-/** @brief Release a problem. NULL allowed. */
+/**
+ * @brief Release a problem and the arrays it owns.
+ * @param[in] problem a problem from pscr_problem_create, or NULL (nothing happens).
+ */
 PSCR_EXTERN void pscr_problem_destroy(pscr_problem *problem);
 
 /**
@@ -738,13 +770,23 @@ typedef void (*pscr_field_fn)(const double *x, void *ctx, double *value);
  * @brief FE load vector b = (Mf1 (x) Mf2 (x) Mf3) g(nodes): the FE mass of
  *        each dimension (lumped for Poisson, consistent without the ABC terms
  *        for Helmholtz) applied to the nodal values of g.
+ * @param[in]  problem a problem from pscr_problem_create.
+ * @param[in]  g       the field f of the equation (pscr_field_fn).
+ * @param[in]  ctx     passed to every call of g.
  * @param[out] b n1*n2(*n3) entries of the problem's dtype.
  * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE, PSCR_ERROR_HOST_ALLOC.
  */
 PSCR_EXTERN pscr_status pscr_problem_load(const pscr_problem *problem, pscr_field_fn g,
                                           void *ctx, void *b);
 
-/** @brief u_i = g(x_i) at every unknown. */
+/**
+ * @brief Nodal values u_i = g(x_i) at every unknown.
+ * @param[in]  problem a problem from pscr_problem_create.
+ * @param[in]  g       the field (pscr_field_fn).
+ * @param[in]  ctx     passed to every call of g.
+ * @param[out] u       n1*n2(*n3) entries of the problem's dtype.
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL problem, g or u).
+ */
 PSCR_EXTERN pscr_status pscr_problem_sample(const pscr_problem *problem, pscr_field_fn g,
                                             void *ctx, void *u);
 
@@ -757,7 +799,13 @@ PSCR_EXTERN pscr_status pscr_problem_sample(const pscr_problem *problem, pscr_fi
  * Helmholtz: u = (1 + i) prod_d sin^2(pi x_d / L_d), which vanishes with its
  * normal and tangential derivatives on the boundary, so the ABC holds
  * exactly and no boundary load is needed.
- * Either may be NULL.
+ *
+ * @param[in]  problem a problem from pscr_problem_create.
+ * @param[out] b       the load vector, n1*n2(*n3) entries of the problem's
+ *                     dtype, or NULL (not wanted).
+ * @param[out] u_exact the exact solution's nodal values, or NULL.
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE (NULL problem),
+ *   PSCR_ERROR_HOST_ALLOC.
  */
 PSCR_EXTERN pscr_status pscr_problem_manufactured(const pscr_problem *problem, void *b,
                                                   void *u_exact);
