@@ -20,8 +20,7 @@ so that a table can always be regenerated and checked against its CSV.
 
 A table sits in a file between `<!-- perf:NAME -->` and `<!-- /perf:NAME -->`
 (each marker alone on its line); any file may hold any of them. The default
-FILEs are docs/performance.md, docs/perf-readme-table.md and README.md,
-those that exist. A marker naming no known table is an error, so a typo
+FILEs are docs/performance.md and README.md, those that exist. A marker naming no known table is an error, so a typo
 cannot hide a table from --check. --root DIR takes the repository root
 (default: this file's parent's parent), for tests on a copy.
 
@@ -35,8 +34,8 @@ a table reads,
   D-gpu-once   pscr-gpu-once results (gpu-once.csv): float against double
 and also
   runs         every current run: folder, files, tool, commit, date
-  readme       the README's one table: H100 and the 2-core CPU against the
-               paper's GTX 1080 Ti and i5-6600 columns, selected sizes
+  readme       the README's one table: pscr (double, float) against its
+               peers (cuFFT DST-I, dense MD) on the H100
 Every table opens with a line naming its device, tool, commit, date and CSV.
 """
 import argparse
@@ -47,17 +46,13 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILES = ("docs/performance.md", "docs/perf-readme-table.md", "README.md")
+DEFAULT_FILES = ("docs/performance.md", "README.md")
 MARK = re.compile(r"^<!-- (/?)perf:([A-Za-z0-9_.-]+) -->\s*$")
 RUNS_BEGIN, RUNS_END = "<!-- runs -->", "<!-- /runs -->"
 RUNS_HEAD = ("files", "tool", "command", "commit", "date (UTC)", "device", "notes")
 RUNS_KEYS = ("files", "tool", "command", "commit", "date", "device", "notes")
-# The README table's folders and rows (problem, n).
-README_GPU, README_CPU = "h100", "cpu-2core"
-README_ROWS = (("poisson2d", 1024), ("poisson2d", 4096), ("poisson2d", 8192),
-               ("helmholtz2d", 1023), ("helmholtz2d", 4095),
-               ("poisson3d", 127), ("poisson3d", 255), ("poisson3d", 511),
-               ("helmholtz3d", 127), ("helmholtz3d", 255), ("helmholtz3d", 361))
+# The device folder of the README's table (pscr against its peers).
+README_GPU = "h100"
 PROBLEM_NAMES = {"poisson2d": "Poisson 2D", "helmholtz2d": "Helmholtz 2D",
                  "poisson3d": "Poisson 3D", "helmholtz3d": "Helmholtz 3D"}
 
@@ -359,28 +354,49 @@ def runs_table(results):
     return table(("folder", "files", "tool", "commit", "date (UTC)", "device"), body)
 
 
+def case_name(case):
+    """'p2:1023' -> 'Poisson 2D 1023^2' (g: graded mesh, h: Helmholtz)."""
+    kind, n = case.split(":")
+    what = {"p": "Poisson", "g": "Poisson", "h": "Helmholtz"}[kind[0]]
+    dims = int(kind[1:])
+    name = f"{what} {dims}D {n}^{dims}"
+    return name + (", graded mesh" if kind[0] == "g" else "")
+
+
 def readme_table(results):
-    gpu, _ = read_csv(os.path.join(results, README_GPU, "bench.csv"))
-    cpu, _ = read_csv(os.path.join(results, README_CPU, "bench.csv"))
-    g = {(r["problem"], int(r["n"])): r for r in gpu}
-    c = {(r["problem"], int(r["n"])): r for r in cpu}
+    """pscr against the peers on one GPU: the roofline run (pscr double,
+    cuFFT DST-I, dense MD, one process) and the precision run (float)."""
+    rows, _, _, cases, get = roofline_rows(results, README_GPU)
+    prec = {}
+    ppath = os.path.join(results, README_GPU, "precision.csv")
+    if os.path.exists(ppath):
+        for r in read_csv(ppath)[0]:
+            if r["dtype"] in ("R32", "C32"):
+                prec[(r["kind"][0], r["ndim"], r["n"])] = num(r["solve_ms_median"])
     body = []
-    for key in README_ROWS:
-        if key not in g or key not in c:
-            raise PerfError(f"readme table: {key[0]} n={key[1]} missing from "
-                            f"bench/results/{README_GPU} or {README_CPU}/bench.csv")
-        body.append((PROBLEM_NAMES[key[0]], key[1], int(float(g[key]["dofs"])),
-                     sig(num(g[key]["solve_ms_median"])), sig(num(g[key]["paper_gtx_ms"])),
-                     sig(1e3 * num(c[key]["solve_s"])), sig(1e3 * num(c[key]["paper_i5_s"]))))
-    rg, rc = run_of(results, README_GPU, "bench.csv"), run_of(results, README_CPU, "bench.csv")
-    head = ("problem", "n", "unknowns", f"GPU ms ({README_GPU})", "paper GTX 1080 Ti ms",
-            f"CPU ms ({README_CPU})", "paper i5-6600 ms")
-    cap = (f"Solve times, median of repeated verified solves, plan time apart. GPU: "
-           f"{rg['device']}, device arrays, CUDA events (commit {rg['commit']}, {rg['date']} "
-           f"UTC). CPU: {rc['device']} (commit {rc['commit']}, {rc['date']} UTC). Paper: "
-           "Myllykoski, Rossi, Toivanen (2018), Tables 1-4 (GTX 1080 Ti: transfers excluded; "
-           f"i5-6600: one core). From `bench/results/{README_GPU}/bench.csv` and "
-           f"`bench/results/{README_CPU}/bench.csv`.")
+    for c in cases:
+        ms = get(c, "run", "pscr", "solve_ms")
+        if ms is None:
+            continue
+        kind, n = c.split(":")
+        fl = prec.get((kind[0], kind[1:], n)) if kind[0] != "g" else None
+        peers = [get(c, "baseline", b, "solve_ms") for b in ("cufft", "dense")]
+        body.append((case_name(c), sig(ms), "-" if fl is None else sig(fl),
+                     *("-" if v is None else f"{sig(v)} ({v / ms:.2f}x)" for v in peers)))
+    rr = run_of(results, README_GPU, "roofline.csv")
+    cap = (f"Device-only solve times in ms, medians after warm-up (CUDA events), each answer "
+           f"checked: {rr['device']}, `pscr-roofline` at commit {rr['commit']} "
+           f"({rr['date']} UTC), one process for pscr and its peers")
+    if prec:
+        rp = run_of(results, README_GPU, "precision.csv")
+        cap += (f"; float from `pscr-precision` at commit {rp['commit']} "
+                f"({rp['date']} UTC)")
+    cap += (". Peers: a cuFFT DST-I Poisson solver (uniform meshes only) and a dense "
+            "matrix-decomposition solver (eigenvectors of the 1D pencils, cuBLAS DGEMM "
+            "transforms, Thomas along the last dimension; real only). In parentheses the "
+            "peer's time over pscr's (above 1: pscr is faster); a dash: not applicable. From "
+            f"`bench/results/{README_GPU}/`.")
+    head = ("problem", "pscr double", "pscr float", "cuFFT DST-I", "dense MD")
     return cap + "\n\n" + table(head, body)
 
 

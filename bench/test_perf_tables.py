@@ -5,7 +5,7 @@ when they do not.
   python3 bench/test_perf_tables.py
 
 1. --check passes on the repository as committed (every marked table in
-   docs/performance.md, docs/perf-readme-table.md and README.md equals what
+   docs/performance.md and README.md equals what
    bench/results/ gives).
 2. On a copy of the repository: a number changed inside a table makes
    --check exit 1 and name that table; regenerating restores the committed
