@@ -2,9 +2,9 @@
 # A/B on a CUDA machine: this tree ("new") against a baseline ("old"), built
 # side by side, their pscr-gpu-once timings alternated over several rounds
 # (each a median of CUDA-event timings after warm-up), optionally with
-# test_cuda, memcheck and Nsight Compute kernel sums. For trying a change:
-# its outputs stay outside the tree (what a change gained goes into its
-# commit message, and into docs/performance.md where it matters to users;
+# the CUDA suites, memcheck and Nsight Compute kernel sums. For trying a
+# change: its outputs stay outside the tree (what a change gained goes into
+# its commit message, and into docs/performance.md where it matters to users;
 # bench/results/ holds only the benchmark tools' current runs). Run from
 # anywhere.
 #
@@ -24,7 +24,8 @@
 #     -b      no builds: reuse those of an earlier run in the -B directory (a
 #             device command has a time limit: build and test in one, time in
 #             the next)
-#     -t      build and run test_cuda on the new tree (test_cuda.txt)
+#     -t      build and run the CUDA suites (test_cuda, test_cuda_paths,
+#             test_cuda_batch) on the new tree (<suite>.txt)
 #     -m      compute-sanitizer memcheck of the new build, one device solve
 #             (pscr-gpu-once --once) of three small cases (sanitizer.txt)
 #     -k RE   Nsight Compute: kernels matching the regex RE, one device solve
@@ -77,7 +78,7 @@ build() { # new and old side by side; prints nothing on success
   local flags=(-DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON
     -DCMAKE_CUDA_ARCHITECTURES="$archs" -DPSCR_BUILD_EXAMPLES=OFF)
   local targets=(pscr pscr-gpu-once) tests_on=OFF jobs
-  [ "$tests" = 1 ] && targets+=(test_cuda) tests_on=ON
+  [ "$tests" = 1 ] && targets+=(test_cuda test_cuda_paths test_cuda_batch) tests_on=ON
   jobs=$(nproc)
   (cmake -S "$root" -B "$ab/new" "${flags[@]}" -DPSCR_WERROR=ON -DPSCR_BUILD_TESTS=$tests_on &&
     cmake --build "$ab/new" -j$((jobs * 2 / 3 + 1)) --target "${targets[@]}") > "$ab/new.log" 2>&1 &
@@ -106,10 +107,12 @@ fi
   nvcc --version | tail -2; } > "$out/device.txt" 2>&1
 
 if [ "$tests" = 1 ]; then
-  [ -x "$ab/new/tests/test_cuda" ] || { echo "gpu-ab: no test_cuda in $ab/new (build with -t)"; exit 1; }
-  (cd "$ab/new" && timeout 300 ./tests/test_cuda > "$out/test_cuda.txt" 2>&1)
-  stamp "test_cuda rc=$?"
-  grep -E "Checks|:F:|:E:" "$out/test_cuda.txt" | head
+  for suite in test_cuda test_cuda_paths test_cuda_batch; do
+    [ -x "$ab/new/tests/$suite" ] || { echo "gpu-ab: no $suite in $ab/new (build with -t)"; exit 1; }
+    (cd "$ab/new" && timeout 300 "./tests/$suite" > "$out/$suite.txt" 2>&1)
+    stamp "$suite rc=$?"
+    grep -E "Checks|:F:|:E:" "$out/$suite.txt" | head
+  done
 fi
 once=$ab/new/bench/pscr-gpu-once
 if [ "$memcheck" = 1 ]; then

@@ -9,8 +9,9 @@ command -v valgrind >/dev/null || { [ "$(id -u)" -eq 0 ] && apt-get install -y -
 build=${PSCR_VALGRIND_DIR:-build-valgrind}
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSCR_ENABLE_CUDA=OFF -DPSCR_NATIVE=OFF \
   -DPSCR_BUILD_BENCH=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target test_api test_solve
+cmake --build "$build" -j"$(nproc)" --target test_api test_solve test_solve_api
 vg() { CK_FORK=no valgrind -q --error-exitcode=9 --leak-check=full --errors-for-leak-kinds=definite --show-possibly-lost=no "$@"; }
 vg "$build/tests/test_api"
 CK_RUN_CASE=properties vg "$build/tests/test_solve"
+CK_RUN_CASE=api vg "$build/tests/test_solve_api"
 echo "valgrind memcheck: clean"
