@@ -643,6 +643,82 @@ START_TEST(bad_arguments)
 }
 END_TEST
 
+/* Every call that sets the plan's device sets the caller's back (pscr.h):
+   with the caller on device 1 and the plan on device 0, the current device
+   is 1 after the plan's creation, each solve entry point and its
+   destruction, and the solves are right (device arrays on device 0 agree
+   bitwise with the host solve). Needs two devices; with one it says so
+   and checks only that device 0 stays current. */
+START_TEST(caller_device_restored)
+{
+  int count = 0, now = -1;
+  ck_assert_int_eq(cudaGetDeviceCount(&count), cudaSuccess);
+  const int caller = count >= 2 ? 1 : 0;
+  if (count < 2)
+    printf("caller_device_restored: %d device: the plan and the caller share device 0\n",
+           count);
+  op o;
+  const int n[3] = {37, 50, 1};
+  make_op(&o, POISSON, 2, n, 4242u);
+  const size_t N = tu_size(2, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 4243u), *u = malloc(bytes), *ub = malloc(2 * bytes),
+       *ud = malloc(bytes);
+  ck_assert(f && u && ub && ud);
+  ck_assert_int_eq(cudaSetDevice(caller), cudaSuccess);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  opts.device = 0;
+  opts.max_batch = 2;
+  pscr_plan *plan = NULL;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 2, o.pencils, op_shift(&o), &opts),
+                   PSCR_SUCCESS);
+#define CHECK_CURRENT_(what)                                                   \
+  ck_assert_int_eq(cudaGetDevice(&now), cudaSuccess);                          \
+  ck_assert_msg(now == caller, "after %s: current device %d, the caller's %d", what, now, caller)
+  CHECK_CURRENT_("pscr_plan_create");
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+  CHECK_CURRENT_("pscr_solve");
+  void *f2 = malloc(2 * bytes);
+  ck_assert_ptr_nonnull(f2);
+  memcpy(f2, f, bytes);
+  memcpy((char *)f2 + bytes, f, bytes);
+  ck_assert_int_eq(pscr_solve_batch(plan, 2, f2, N, ub, N), PSCR_SUCCESS);
+  CHECK_CURRENT_("pscr_solve_batch");
+  ck_assert(memcmp(ub, u, bytes) == 0 && memcmp((char *)ub + bytes, u, bytes) == 0);
+  /* Device arrays live on the plan's device. */
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&df, 2 * bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, 2 * bytes), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f2, 2 * bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ck_assert_int_eq(cudaSetDevice(caller), cudaSuccess);
+  ck_assert_int_eq(pscr_solve_device(plan, df, du, NULL), PSCR_SUCCESS);
+  CHECK_CURRENT_("pscr_solve_device");
+  ck_assert_int_eq(pscr_solve_device_batch(plan, 2, df, N, du, N, NULL), PSCR_SUCCESS);
+  CHECK_CURRENT_("pscr_solve_device_batch");
+  double ms[PSCR_STAGE_COUNT] = {0};
+  ck_assert_int_eq(pscr_solve_device_profile(plan, df, du, NULL, ms), PSCR_SUCCESS);
+  CHECK_CURRENT_("pscr_solve_device_profile");
+  ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(ud, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ck_assert(memcmp(ud, u, bytes) == 0);
+  ck_assert_int_eq(cudaFree(df), cudaSuccess);
+  ck_assert_int_eq(cudaFree(du), cudaSuccess);
+  ck_assert_int_eq(cudaSetDevice(caller), cudaSuccess);
+  pscr_plan_destroy(plan);
+  CHECK_CURRENT_("pscr_plan_destroy");
+#undef CHECK_CURRENT_
+  ck_assert_int_eq(cudaSetDevice(0), cudaSuccess);
+  free(f);
+  free(f2);
+  free(u);
+  free(ub);
+  free(ud);
+  op_free(&o);
+}
+END_TEST
+
 /* The size limit's two branches on a small plan:
  * PSCR_FLAG_TEST_CUDA_SLAB_1000 lowers the CUDA backend's limit on n2*n3
  * from 2^31 - 1 to 1000. A 3D
@@ -720,6 +796,7 @@ static Suite *cuda_suite(void)
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, bad_arguments);
   tcase_add_test(tc, size_limit_auto);
+  tcase_add_test(tc, caller_device_restored);
   tcase_add_test(tc, device_out_of_memory);
   suite_add_tcase(s, tc);
   tc = tcase_create("stream_order");
