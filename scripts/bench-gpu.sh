@@ -80,7 +80,7 @@ device="$name, driver $driver, CUDA ${cuda:-?}"
 targets=()
 for t in "${tools[@]}"; do targets+=("pscr-$t"); done
 log=$build/bench-gpu-build.log
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON \
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DPSCR_ENABLE_CUDA=ON -DPSCR_NATIVE=ON \
   -DCMAKE_CUDA_ARCHITECTURES="$archs" -DPSCR_BUILD_TESTS=OFF -DPSCR_BUILD_EXAMPLES=OFF \
   > "$log" 2>&1 && cmake --build "$build" -j"$(nproc)" --target "${targets[@]}" >> "$log" 2>&1 ||
   { tail -30 "$log"; exit 1; }
