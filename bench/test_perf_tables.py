@@ -5,13 +5,13 @@ when they do not.
   python3 bench/test_perf_tables.py
 
 1. --check passes on the repository as committed (every marked table in
-   docs/performance.md and README.md equals what
-   bench/results/ gives).
-2. On a copy of the repository: a number changed inside a table makes
-   --check exit 1 and name that table; regenerating restores the committed
-   text exactly; a marker naming no table and an unclosed marker make it
-   exit 2.
-3. The generators agree with hand-read values of the committed CSVs (one
+   docs/performance.md and README.md equals what bench/results/ gives).
+2. On a fixture (bench/testdata/results: earlier runs' CSVs and READMEs,
+   fixed, so that refreshing bench/results/ never touches this test) and a
+   document with every table of it: a number changed inside a table makes
+   --check exit 1 and name that table; regenerating restores the text
+   exactly; a marker naming no table and an unclosed marker make it exit 2.
+3. The generators agree with hand-read values of the fixture's CSVs (one
    row each), so a formatting slip cannot pass by matching itself.
 4. record adds a run's row and replaces it on a second run of the same
    files, keeping the other rows.
@@ -25,6 +25,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
+FIXTURE = os.path.join(HERE, "testdata", "results")
 SCRIPT = os.path.join(HERE, "perf_tables.py")
 sys.path.insert(0, HERE)
 import perf_tables  # noqa: E402
@@ -39,10 +40,14 @@ class PerfTables(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.mkdtemp()
         os.makedirs(os.path.join(self.tmp, "bench"))
-        shutil.copytree(os.path.join(ROOT, "bench", "results"),
-                        os.path.join(self.tmp, "bench", "results"))
-        shutil.copytree(os.path.join(ROOT, "docs"), os.path.join(self.tmp, "docs"))
+        os.makedirs(os.path.join(self.tmp, "docs"))
+        shutil.copytree(FIXTURE, os.path.join(self.tmp, "bench", "results"))
         self.doc = os.path.join(self.tmp, "docs", "performance.md")
+        names = sorted(perf_tables.generators(os.path.join(self.tmp, "bench", "results")))
+        with open(self.doc, "w") as f:
+            f.write("".join(f"<!-- perf:{n} -->\n<!-- /perf:{n} -->\n\n" for n in names))
+        rc, out = run("--root", self.tmp)
+        self.assertEqual(rc, 0, out)
 
     def tearDown(self):
         shutil.rmtree(self.tmp)
@@ -55,7 +60,8 @@ class PerfTables(unittest.TestCase):
         with open(self.doc) as f:
             text = f.read()
         # The H100 4096^2 Poisson row: 2.60 ms in bench.csv (2.60288).
-        row = next(x for x in text.split("\n") if x.startswith("| poisson2d | 4096 |"))
+        h100 = text[text.index("<!-- perf:h100-bench -->"):]
+        row = next(x for x in h100.split("\n") if x.startswith("| poisson2d | 4096 |"))
         self.assertIn("| 2.60 |", row)
         with open(self.doc, "w") as f:
             f.write(text.replace(row, row.replace("| 2.60 |", "| 2.50 |"), 1))
@@ -82,7 +88,7 @@ class PerfTables(unittest.TestCase):
             self.assertIn(message, out)
 
     def test_values_read_by_hand(self):
-        res = os.path.join(ROOT, "bench", "results")
+        res = FIXTURE
         # h100/bench.csv, helmholtz3d 255: solve 34.278721 ms, backward error 4.048e-12.
         self.assertIn("| helmholtz3d | 255 | 16581375 | 0.0130 | 34.3 |",
                       perf_tables.bench_table(res, "h100"))
