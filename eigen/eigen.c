@@ -11,10 +11,22 @@
  *   pwk_impl.h        root-free PWK QL (real eigenvalues; lr_impl.h says why)
  *   twisted_impl.h    twisted factorizations, sixteen eigenvalues at a
  *                     time (real eigenvectors)
- *   invit_impl.h      their acceptance and re-orthogonalization, and
- *                     inverse iteration on the pencil (sixteen at a time
- *                     for complex batches; one at a time where batch
- *                     vectors fail)
+ *   vecops_impl.h     the eigenvector stage's vector kernels (M x, x^T y,
+ *                     norms, residuals)
+ *   pivlu_impl.h      tridiagonal LU with partial pivoting of A - sigma M,
+ *                     for one shift and sixteen in vector lanes
+ *   sweep_state_impl.h  the eigenvector stage's shared state: inputs,
+ *                     batches, the sweep, its ring of recent vectors,
+ *                     random starts
+ *   produce_impl.h    batches of sixteen vectors: twisted (real), pivoted
+ *                     inverse iteration in lanes (complex)
+ *   blockgs_impl.h    blocked Gram-Schmidt of a batch against its window
+ *                     and within it; normalization
+ *   invit_impl.h      inverse iteration on the pencil, one vector at a
+ *                     time (tight clusters, vectors the batches miss)
+ *   pipeline_impl.h   the eigenvector stage's schedule: batches produced
+ *                     in parallel and swept in order, by one thread or a
+ *                     team, the spectrum split in two where that balances
  *   driver_impl.h     argument checks and the sequence of the above
  *
  * The EIG_* macros below give each expansion its scalar type and operations.
@@ -222,7 +234,13 @@ static int eig_compare_real(const void *x, const void *y)
 #include "twisted_impl.h"
 #include "crawford_impl.h"
 #include "crawford_lanes_impl.h"
+#include "vecops_impl.h"
+#include "pivlu_impl.h"
+#include "sweep_state_impl.h"
+#include "produce_impl.h"
+#include "blockgs_impl.h"
 #include "invit_impl.h"
+#include "pipeline_impl.h"
 #include "driver_impl.h"
 
 #undef EIG_EIGENVALUES
@@ -287,7 +305,13 @@ static int eig_compare_complex(const void *x, const void *y)
 #include "lr_impl.h"
 #include "crawford_impl.h"
 #include "crawford_lanes_impl.h"
+#include "vecops_impl.h"
+#include "pivlu_impl.h"
+#include "sweep_state_impl.h"
+#include "produce_impl.h"
+#include "blockgs_impl.h"
 #include "invit_impl.h"
+#include "pipeline_impl.h"
 #include "driver_impl.h"
 
 /* ---------------------------------------------------------------- API */
