@@ -164,7 +164,7 @@ static inline void EIG(norm_rows)(int i0, int i1, const EIG(v) * z, eig_vd *m, e
  * time (act: their groups' active lane vectors), for rows i0..i1-1:
  * coefficients into coef (upd 0, M z of the rows in mzb) or the update
  * of z with them (upd 1). */
-static void EIG(orth_rows)(int upd, EIG(ring) * r, int n, int k0, int nk, const int *act, int i0,
+static void EIG(orth_rows)(int upd, eig_ring *r, int n, int k0, int nk, const int *act, int i0,
                            int i1, const EIG(v) * mzb, EIG(v) * coef, EIG(v) * z)
 {
   enum { Q = EIG_ORTH_Q };
@@ -225,7 +225,7 @@ static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EI
 {
   enum { NV = EIG_TW_NV, RB = 32, SN = EIG_SN_N };
   _Static_assert(EIG_TW_NV == 2, "block_orth's kernels list two lane vectors");
-  EIG(ring) *r = &sw->ring;
+  eig_ring *r = &sw->ring;
   const eig_vm *member = sw->member;
   const int *act = sw->gact;
   const EIG(v) zero = EIG(v_splat)(0.0);

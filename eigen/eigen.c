@@ -29,6 +29,12 @@
  *                     team, the spectrum split in two where that balances
  *   driver_impl.h     argument checks and the sequence of the above
  *
+ * and, not type-generic, included once:
+ *
+ *   lanes.h           lane vectors: eight doubles and their operations
+ *   stage.h, stage.c  the eigenvector stage's team of threads, ring books,
+ *                     random starts and schedule arithmetic
+ *
  * The EIG_* macros below give each expansion its scalar type and operations.
  * No static mutable state: every call allocates its own scratch, so calls
  * may run concurrently from several threads.
@@ -49,9 +55,6 @@
 
 #include <complex.h>
 #include <float.h>
-#if defined(__AVX512F__) || (defined(__FMA__) && defined(__AVX__))
-#include <immintrin.h>
-#endif
 #include <math.h>
 #include <sched.h>
 #include <stdint.h>
@@ -63,6 +66,8 @@
 
 #include "env.h"
 #include "error.h"
+#include "lanes.h"
+#include "stage.h"
 
 /*
  * Cluster window of inverse iteration: re-orthogonalize against earlier
@@ -99,23 +104,16 @@
  * for comparison in the tests and the benchmarks). */
 static int eig_lanes_enabled(void) { return pscr_env_switch("PSCR_EIGEN_LANES") != 0; }
 
-/* The eigenvector sweep: by every thread, each on its rows, from
- * EIG_TEAM_MIN threads on; with fewer, by thread 0 alone while the others
- * produce the next batches (invit_impl.h, vectors_pipeline, says why).
- * PSCR_EIGEN_TEAM=0 or 1 in the environment: never or always (the tests
- * compare both bitwise). */
-#define EIG_TEAM_MIN 4
-static int eig_team_mode(int nt)
-{
-  const int e = pscr_env_switch("PSCR_EIGEN_TEAM");
-  return e >= 0 ? e : nt >= EIG_TEAM_MIN;
-}
+/* The eigenvector sweep as a team (stage.h, eig_team_on): PSCR_EIGEN_TEAM=0
+ * or 1 in the environment: never or always (the tests compare both
+ * bitwise); else -1, by the thread count. */
+static int eig_team_mode(void) { return pscr_env_switch("PSCR_EIGEN_TEAM"); }
 
-/* The spectrum's split in two for the eigenvector stage (invit_impl.h,
- * split_point): where it balances the parts. PSCR_EIGEN_SPLIT=0 or 1 in
- * the environment: never, or wherever a window boundary exists (orders
- * from EIG_SPLIT_MIN on; the tests check the parts' results and compare
- * them across thread counts). Returns -1 when unset. */
+/* The spectrum's split in two for the eigenvector stage (stage.c,
+ * pscr_eig_split_point): where it balances the parts. PSCR_EIGEN_SPLIT=0
+ * or 1 in the environment: never, or wherever a window boundary exists
+ * (orders from EIG_SPLIT_MIN on; the tests check the parts' results and
+ * compare them across thread counts). Returns -1 when unset. */
 static int eig_split_mode(void) { return pscr_env_switch("PSCR_EIGEN_SPLIT"); }
 
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
@@ -286,7 +284,7 @@ static int eig_compare_real(const void *x, const void *y)
  * complex symmetric pencil, so the error is squared) when the residual shows
  * the LR value is off. */
 #define EIG_REFINE 1
-/* Batches of vectors from pivoted inverse iteration in lanes (invit_impl.h
+/* Batches of vectors from pivoted inverse iteration in lanes (produce_impl.h,
  * piv_produce; unpivoted twisted factorizations lost orthogonality on
  * near-degenerate pairs), swept like the real twisted batches. */
 #define EIG_PIV_LANES 1

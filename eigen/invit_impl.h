@@ -46,7 +46,7 @@
  * coefficients are computed four at a time (one pass over y per four
  * vectors) and subtracted four at a time.
  */
-static void EIG(orthogonalize)(int n, const EIG_T *md, const EIG_T *mo, EIG(ring) * r,
+static void EIG(orthogonalize)(int n, const EIG_T *md, const EIG_T *mo, eig_ring *r,
                                const int *win, int nwin, EIG_T *coef, EIG_T *x, EIG_T *y)
 {
   EIG(mass_apply)(n, md, mo, x, y);
@@ -169,7 +169,7 @@ static int EIG(invit_one)(const EIG(ictx) * cx, EIG(sweep) * sw, int j, const in
   const double eps = DBL_EPSILON;
   const int maxit = 5;
   const EIG_T lam = lambda[j];
-  EIG(ring) *ring = &sw->ring;
+  eig_ring *ring = &sw->ring;
   EIG_T *work = sw->work;
   EIG_T *x = work + 5 * (size_t)n, *y = work + 6 * (size_t)n, *coef = work + 7 * (size_t)n;
   EIG(lu) lu = {work, work + n, work + 2 * (size_t)n, work + 3 * (size_t)n,

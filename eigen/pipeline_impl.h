@@ -49,7 +49,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
   const int n = cx->n, j0 = tb->j0, cnt = tb->cnt;
   EIG_T *lambda = cx->lambda;
   const double tau = cx->tau;
-  EIG(ring) *ring = &sw->ring;
+  eig_ring *ring = &sw->ring;
   EIG_T *y = sw->work + 6 * (size_t)n;
   int ok[L];
   if (tm->tid == 0) {
@@ -69,7 +69,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
     while (kf > sw->g0 && creal(lambda[j0]) - creal(lambda[kf - 1]) <= tau)
       kf--;
     sw->kf = kf;
-    sw->bad = !EIG(ring_reserve)(ring, n, kf, j0 + cnt - 1);
+    sw->bad = !eig_ring_reserve(ring, (size_t)n * sizeof(EIG_T), kf, j0 + cnt - 1);
     const int need = j0 + cnt - kf;
     if (!sw->bad && need > sw->segc_cap) {
       int cap = sw->segc_cap;
@@ -144,7 +144,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
  * normalization). Every batch depends only on the input eigenvalues and
  * the sweep's sums go over fixed row segments in order, so the result
  * does not depend on the number of threads nor on who sweeps:
- * - team (from EIG_TEAM_MIN threads, eig_team_mode): every thread
+ * - team (from EIG_TEAM_MIN threads, eig_team_on): every thread
  *   produces chunk s, then every thread sweeps it, each on its rows. On
  *   the 16-core H100 host, n = 8191: complex 0.81 s against 1.39 s with
  *   thread 0 alone, real 0.56 s against 0.97 s (16 threads; with 4, 0.99
@@ -162,13 +162,8 @@ static int EIG(pipeline_part)(const EIG(ictx) * cx, int g0, int g1, int nt, EIG(
 {
   const int n = cx->n;
   const int nbatch = (g1 - g0 + EIG_TW_LANES - 1) / EIG_TW_LANES;
-  /* One thread: a batch at a time, produced and then swept (as a team of
-   * one), in one buffer: with two parts side by side, their working sets
-   * share the last-level cache. */
-  const int nb = nt == 1 ? 1 : nt > 2 ? nt : 2; /* batches per chunk */
-  const int team = nt == 1 || eig_team_mode(nt);
-  const int nbuf = nt == 1 ? 1 : 2;
-  const int nchunk = (nbatch + nb - 1) / nb;
+  const eig_chunks ch = pscr_eig_chunks(nbatch, nt, eig_team_mode());
+  const int nb = ch.nb, team = ch.team, nbuf = ch.nbuf, nchunk = ch.nchunk;
   /* Two chunks of batches (produced, swept; one where nt is 1). */
   EIG(tbatch) *tb = calloc((size_t)nbuf * nb, sizeof(EIG(tbatch)));
   int *claim = calloc((size_t)nchunk + 1, sizeof(int));
@@ -242,58 +237,13 @@ static int EIG(pipeline_part)(const EIG(ictx) * cx, int g0, int g1, int nt, EIG(
   return ok && !allocfail;
 }
 
-/*
- * Where the spectrum splits in two for the pipeline (vectors_pipeline): an
- * index m with Re lambda_m - Re lambda_{m-1} > tau, so that no window
- * crosses it, chosen so that the parts 0..m-1 and m..n-1 cost about the
- * same. Each index costs EIG_SPLIT_BASE plus the length of its window: on
- * the order-8191 Helmholtz pencil a batch of sixteen took about 1 ms to
- * produce and 0.75 ms plus 62 us per vector of its window to sweep (a
- * second fit, on one thread: 0.77 ms plus 78 us; so 28 to 22 window
- * vectors per index; the split there falls on the first gap either way), and
- * the windows run from about 45 vectors at the bottom of the spectrum
- * (small gaps against tau = ||T|| / n) to under one at the top, where
- * the gaps above tau are. Returns 0 (no split) below EIG_SPLIT_MIN, or
- * where the larger part would cost more than EIG_SPLIT_MAX of the whole
- * (PSCR_EIGEN_SPLIT, eig_split_mode, overrides that). The split depends on
- * lambda alone, never on the number of threads.
- */
-#ifndef EIG_SPLIT_DEFINED
-#define EIG_SPLIT_DEFINED
-#define EIG_SPLIT_MIN 512
-#define EIG_SPLIT_BASE 28.0
-#define EIG_SPLIT_MAX 0.56
-#endif
+/* Where the spectrum splits in two for the pipeline (stage.c,
+ * pscr_eig_split_point, says how): 0 for no split. */
 static int EIG(split_point)(const EIG(ictx) * cx)
 {
-  const int n = cx->n;
-  const EIG_T *lambda = cx->lambda;
-  const int mode = eig_split_mode();
-  if (n < EIG_SPLIT_MIN || mode == 0)
-    return 0;
-  double *cum = malloc(((size_t)n + 1) * sizeof *cum);
-  if (!cum)
-    return 0; /* (only slower) */
-  cum[0] = 0.0;
-  for (int j = 0, first = 0; j < n; j++) {
-    while (first < j && creal(lambda[j]) - creal(lambda[first]) > cx->tau)
-      first++;
-    cum[j + 1] = cum[j] + EIG_SPLIT_BASE + (j - first);
-  }
-  int best = 0;
-  double cost = cum[n];
-  for (int m = 1; m < n; m++) {
-    if (creal(lambda[m]) - creal(lambda[m - 1]) <= cx->tau)
-      continue;
-    const double c = fmax(cum[m], cum[n] - cum[m]);
-    if (c < cost) {
-      cost = c;
-      best = m;
-    }
-  }
-  const int split = mode == 1 || cost <= EIG_SPLIT_MAX * cum[n] ? best : 0;
-  free(cum);
-  return split;
+  /* Its real parts: every (sizeof(EIG_T) / sizeof(double))th double. */
+  return pscr_eig_split_point(cx->n, (const double *)cx->lambda, sizeof(EIG_T) / sizeof(double),
+                              cx->tau, eig_split_mode());
 }
 
 /*
@@ -314,11 +264,7 @@ static int EIG(split_point)(const EIG(ictx) * cx)
 static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *refined)
 {
   const int n = cx->n;
-  int nt = 1;
-#ifdef _OPENMP
-  if (n >= 64 && !omp_in_parallel())
-    nt = omp_get_max_threads();
-#endif
+  const int nt = pscr_eig_sweep_threads(n);
   const int m = EIG(split_point)(cx);
   if (m == 0)
     return EIG(pipeline_part)(cx, 0, n, nt, fail, refined);
@@ -326,7 +272,7 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
   EIG(ifail) pf[2];
   int pok[2] = {1, 1}, pref[2] = {0, 0};
   memset(pf, 0, sizeof pf);
-  if (nt > 1 && !eig_team_mode(nt)) {
+  if (nt > 1 && !eig_team_on(eig_team_mode(), nt)) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(2) schedule(static, 1)
 #endif
