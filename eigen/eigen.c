@@ -31,13 +31,18 @@
  *
  * and, not type-generic, included once:
  *
+ *   common.h, common.c  CMPLX where the C library lacks it, the detail
+ *                     message of a failed call (EIG_ERROR,
+ *                     pscr_eigen_last_error), the configuration
  *   lanes.h           lane vectors: eight doubles and their operations
  *   stage.h, stage.c  the eigenvector stage's team of threads, ring books,
  *                     random starts and schedule arithmetic
  *
- * The EIG_* macros below give each expansion its scalar type and operations.
- * No static mutable state: every call allocates its own scratch, so calls
- * may run concurrently from several threads.
+ * eigen/ includes no header of src/: eigen.h, the interface, includes only
+ * pscr.h. The EIG_* macros below give each expansion its scalar type and
+ * operations. No shared mutable state: every call allocates its own
+ * scratch and keeps its detail message per thread, so calls may run
+ * concurrently from several threads.
  */
 /* sched_yield (lr_lanes_impl.h) under -std=c11. */
 #ifndef _POSIX_C_SOURCE
@@ -64,8 +69,7 @@
 #include <omp.h>
 #endif
 
-#include "env.h"
-#include "error.h"
+#include "common.h"
 #include "lanes.h"
 #include "stage.h"
 
@@ -98,23 +102,6 @@
 /* Crawford's chases run in vector lanes (crawford_lanes_impl.h) from this
  * order on. */
 #define EIG_CR_LANES_MIN 128
-
-/* The lane paths (Crawford's lane sweep, complex LR's multishift passes),
- * unless PSCR_EIGEN_LANES=0 (then the scalar sweep and single LR steps,
- * for comparison in the tests and the benchmarks). */
-static int eig_lanes_enabled(void) { return pscr_env_switch("PSCR_EIGEN_LANES") != 0; }
-
-/* The eigenvector sweep as a team (stage.h, eig_team_on): PSCR_EIGEN_TEAM=0
- * or 1 in the environment: never or always (the tests compare both
- * bitwise); else -1, by the thread count. */
-static int eig_team_mode(void) { return pscr_env_switch("PSCR_EIGEN_TEAM"); }
-
-/* The spectrum's split in two for the eigenvector stage (stage.c,
- * pscr_eig_split_point): where it balances the parts. PSCR_EIGEN_SPLIT=0
- * or 1 in the environment: never, or wherever a window boundary exists
- * (orders from EIG_SPLIT_MIN on; the tests check the parts' results and
- * compare them across thread counts). Returns -1 when unset. */
-static int eig_split_mode(void) { return pscr_env_switch("PSCR_EIGEN_SPLIT"); }
 
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual
@@ -214,8 +201,8 @@ static inline void eig_csqrt_recip(double complex z, double complex *r, double c
 /* Real: M must be positive definite, so every pivot must be positive. */
 #define EIG_PIVOT_BAD(piv, mnorm) ((void)(mnorm), !((piv) > 0.0))
 #define EIG_PERTURB_DIR 1.0
-#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm) ((void)(dn), (void)(pn), \
-                                                 EIG(pwk_eigenvalues)(n, d, p, tnorm))
+#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm, lanes)                                    \
+  ((void)(dn), (void)(pn), (void)(lanes), EIG(pwk_eigenvalues)(n, d, p, tnorm))
 /* Eigenvalues from PWK are accurate to eps ||T||: no refinement needed. */
 #define EIG_REFINE 0
 /* Batches of real vectors come from twisted factorizations. */
@@ -276,8 +263,8 @@ static int eig_compare_real(const void *x, const void *y)
  * below eps ||M|| counts as zero. */
 #define EIG_PIVOT_BAD(piv, mnorm) (!(eig_cabs1(piv) > DBL_EPSILON * (mnorm)))
 #define EIG_PERTURB_DIR CMPLX(1.0, 0.5)
-#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm) \
-  EIG(lr_eigenvalues)(n, d, p, dn, pn, tnorm, eig_lanes_enabled())
+#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm, lanes) \
+  EIG(lr_eigenvalues)(n, d, p, dn, pn, tnorm, lanes)
 /* LR is not backward stable on complex symmetric matrices (unpivoted LU of
  * T - sigma I): inverse iteration refines each eigenvalue by the bilinear
  * Rayleigh quotient w^T A w / w^T M w (stationary at eigenvectors of a
@@ -315,15 +302,15 @@ static int eig_compare_complex(const void *x, const void *y)
 /* ---------------------------------------------------------------- API */
 pscr_status pscr_eigen_real(int n, const double *a_diag, const double *a_off,
                             const double *m_diag, const double *m_off, double *lambda,
-                            int nsel, const int *sel, double *w)
+                            int nsel, const int *sel, double *w, const pscr_eigen_config *cfg)
 {
-  return eig_eigen_real(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w);
+  return eig_eigen_real(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w, cfg);
 }
 
 pscr_status pscr_eigen_complex(int n, const double complex *a_diag,
                                const double complex *a_off, const double complex *m_diag,
                                const double complex *m_off, double complex *lambda, int nsel,
-                               const int *sel, double complex *w)
+                               const int *sel, double complex *w, const pscr_eigen_config *cfg)
 {
-  return eig_eigen_complex(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w);
+  return eig_eigen_complex(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w, cfg);
 }

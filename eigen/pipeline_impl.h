@@ -162,7 +162,7 @@ static int EIG(pipeline_part)(const EIG(ictx) * cx, int g0, int g1, int nt, EIG(
 {
   const int n = cx->n;
   const int nbatch = (g1 - g0 + EIG_TW_LANES - 1) / EIG_TW_LANES;
-  const eig_chunks ch = pscr_eig_chunks(nbatch, nt, eig_team_mode());
+  const eig_chunks ch = pscr_eig_chunks(nbatch, nt, cx->team);
   const int nb = ch.nb, team = ch.team, nbuf = ch.nbuf, nchunk = ch.nchunk;
   /* Two chunks of batches (produced, swept; one where nt is 1). */
   EIG(tbatch) *tb = calloc((size_t)nbuf * nb, sizeof(EIG(tbatch)));
@@ -243,7 +243,7 @@ static int EIG(split_point)(const EIG(ictx) * cx)
 {
   /* Its real parts: every (sizeof(EIG_T) / sizeof(double))th double. */
   return pscr_eig_split_point(cx->n, (const double *)cx->lambda, sizeof(EIG_T) / sizeof(double),
-                              cx->tau, eig_split_mode());
+                              cx->tau, cx->split);
 }
 
 /*
@@ -272,7 +272,7 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
   EIG(ifail) pf[2];
   int pok[2] = {1, 1}, pref[2] = {0, 0};
   memset(pf, 0, sizeof pf);
-  if (nt > 1 && !eig_team_on(eig_team_mode(), nt)) {
+  if (nt > 1 && !eig_team_on(cx->team, nt)) {
 #ifdef _OPENMP
 #pragma omp parallel for num_threads(2) schedule(static, 1)
 #endif
@@ -301,13 +301,13 @@ static int EIG(vectors_pipeline)(const EIG(ictx) * cx, EIG(ifail) * fail, int *r
 static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *ao,
                                           const EIG_T *md, const EIG_T *mo, EIG_T *lambda,
                                           double anorm, double mnorm, double tnorm, int nsel,
-                                          const int *sel, EIG_T *w)
+                                          const int *sel, EIG_T *w, const pscr_eigen_config *cfg)
 {
   const double eps = DBL_EPSILON, tsafe = tnorm > 0.0 ? tnorm : 1.0;
   EIG_T *lambda0 = malloc((size_t)n * sizeof(EIG_T));
   if (!lambda0)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
-                      n);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
+                     n);
   memcpy(lambda0, lambda, (size_t)n * sizeof(EIG_T));
   EIG(ictx) cx = {n, nsel, ad, ao, md, mo, lambda, w, lambda0, sel, anorm, mnorm, tnorm,
                   EIG_CLUSTER_TOL * tnorm / n,
@@ -315,33 +315,33 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
                    * numerically indistinguishable; any vector of their
                    * invariant subspace is an acceptable eigenvector, with a
                    * residual of up to their spread. */
-                  EIG_TIGHT_TOL * n * eps * tsafe, 10.0 * eps * tsafe};
+                  EIG_TIGHT_TOL * n * eps * tsafe, 10.0 * eps * tsafe, cfg->team, cfg->split};
   EIG(ifail) fail = {0, 0, 0.0, 0.0, 0.0};
   int refined = 0;
   int ok = EIG(vectors_pipeline)(&cx, &fail, &refined);
   free(lambda0);
   if (!ok)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
-                      n);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
+                     n);
   switch (fail.kind) {
   case 0:
     break;
   case 1:
-    return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
-                      "inverse iteration broke down for eigenvalue %d (%g%+gi)", fail.j,
-                      creal(fail.lam), cimag(fail.lam));
+    return EIG_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                     "inverse iteration broke down for eigenvalue %d (%g%+gi)", fail.j,
+                     creal(fail.lam), cimag(fail.lam));
   case 2:
-    return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
-                      "inverse iteration did not converge for eigenvalue %d (%g%+gi): "
-                      "relative residual %g",
-                      fail.j, creal(fail.lam), cimag(fail.lam), fail.val);
+    return EIG_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                     "inverse iteration did not converge for eigenvalue %d (%g%+gi): "
+                     "relative residual %g",
+                     fail.j, creal(fail.lam), cimag(fail.lam), fail.val);
   case 3:
-    return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                      "eigenvector %d has w^T M w = %g%+gi: cannot be normalized", fail.j,
-                      creal(fail.s), cimag(fail.s));
+    return EIG_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                     "eigenvector %d has w^T M w = %g%+gi: cannot be normalized", fail.j,
+                     creal(fail.s), cimag(fail.s));
   default:
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
-                      "eigen: no memory for inverse iteration (n = %d, window %d)", n, fail.j);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC,
+                     "eigen: no memory for inverse iteration (n = %d, window %d)", n, fail.j);
   }
 
   /* Refined eigenvalues may have swapped places: restore the documented

@@ -19,6 +19,7 @@ typedef struct EIG(ictx) {
   const int *sel;
   double anorm, mnorm, tnorm;
   double tau, tight, pertol; /* window, tight cluster, shift perturbation */
+  int team, split;           /* the sweep as a team, the split (pscr_eigen_config) */
 } EIG(ictx);
 
 /* A batch of twisted vectors for eigenvalues j0..j0+cnt-1: the vectors

@@ -308,10 +308,12 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
       dst[k][t] = t < count ? src[k][t] * (k < 2 ? sa : sm) : 0;
   }
   if (!p->cplx)
-    st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel);
+    st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel, NULL);
   else
     st = pscr_eigen_complex(m, (pscr_z *)dst[0], (pscr_z *)dst[1], (pscr_z *)dst[2],
-                            (pscr_z *)dst[3], (pscr_z *)lam, nsel, sel, wsel);
+                            (pscr_z *)dst[3], (pscr_z *)lam, nsel, sel, wsel, NULL);
+  if (st != PSCR_SUCCESS)
+    st = PSCR_ERROR(st, "%s", pscr_eigen_last_error());
   if (st == PSCR_SUCCESS) {
     double *l = (double *)lam, *wv = wsel;
     for (size_t t = 0; t < (size_t)m * words; t++) {

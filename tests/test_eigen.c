@@ -42,6 +42,7 @@
 
 #include "eigen.h"
 #include "gram.h"
+#include "scalar.h" /* CMPLX where the C library lacks it */
 #include "test_util.h"
 
 #define EIG_TEST_C 10.0
@@ -202,13 +203,14 @@ static pencil make_pencil(gen g, int n, uint64_t seed)
   return p;
 }
 
-/* Run the solver under test; complex outputs either way. */
-static pscr_status run_eigen(const pencil *p, double complex *lambda, int nsel, const int *sel,
-                             double complex *w)
+/* Run the solver under test with the paths cfg (NULL: the defaults);
+ * complex outputs either way. */
+static pscr_status run_eigen_cfg(const pencil *p, double complex *lambda, int nsel,
+                                 const int *sel, double complex *w, const pscr_eigen_config *cfg)
 {
   int n = p->n;
   if (p->is_complex)
-    return pscr_eigen_complex(n, p->ad, p->ao, p->md, p->mo, lambda, nsel, sel, w);
+    return pscr_eigen_complex(n, p->ad, p->ao, p->md, p->mo, lambda, nsel, sel, w, cfg);
   double *buf = malloc((size_t)5 * n * sizeof(double));
   double *wr = w ? malloc((size_t)n * nsel * sizeof(double)) : NULL;
   for (int i = 0; i < n; i++) {
@@ -218,7 +220,7 @@ static pscr_status run_eigen(const pencil *p, double complex *lambda, int nsel, 
     buf[3 * n + i] = p->mo ? creal(p->mo[i]) : 0.0;
   }
   pscr_status st = pscr_eigen_real(n, buf, buf + n, buf + 2 * n, p->mo ? buf + 3 * n : NULL,
-                                   buf + 4 * n, nsel, sel, wr);
+                                   buf + 4 * n, nsel, sel, wr, cfg);
   for (int i = 0; i < n; i++)
     lambda[i] = buf[4 * n + i];
   if (w)
@@ -227,6 +229,13 @@ static pscr_status run_eigen(const pencil *p, double complex *lambda, int nsel, 
   free(wr);
   free(buf);
   return st;
+}
+
+/* run_eigen_cfg with the default paths. */
+static pscr_status run_eigen(const pencil *p, double complex *lambda, int nsel, const int *sel,
+                             double complex *w)
+{
+  return run_eigen_cfg(p, lambda, nsel, sel, w, NULL);
 }
 
 /* y = op x for the tridiagonal (diag, off; off NULL: diagonal); abs: |op| |x|. */
@@ -453,7 +462,7 @@ START_TEST(test_pencil)
 
   pscr_status st = run_eigen(&p, lam, n, NULL, w);
   ck_assert_msg(st == PSCR_SUCCESS, "%s n=%d: %s (%s)", gens[g].name, n,
-                pscr_status_string(st), pscr_last_error());
+                pscr_status_string(st), pscr_eigen_last_error());
   double worst, orth;
   check_pencil(&p, gens[g].name, lam, w, &worst, &orth);
 
@@ -514,7 +523,7 @@ static void solve_and_check(const pencil *p, const char *label)
   ck_assert_ptr_nonnull(w);
   pscr_status st = run_eigen(p, lam, n, NULL, w);
   ck_assert_msg(st == PSCR_SUCCESS, "%s: %s (%s)", label, pscr_status_string(st),
-                pscr_last_error());
+                pscr_eigen_last_error());
   double worst, orth;
   check_pencil(p, label, lam, w, &worst, &orth);
   free(lam);
@@ -604,7 +613,7 @@ START_TEST(test_helmholtz_end_pair)
   snprintf(label, sizeof label, "Helmholtz n=4095 omega*(1%+de-15)", k);
   pscr_status st = run_eigen(&p, lam, n, NULL, w);
   ck_assert_msg(st == PSCR_SUCCESS, "%s: %s (%s)", label, pscr_status_string(st),
-                pscr_last_error());
+                pscr_eigen_last_error());
   double worst, orth;
   check_pencil(&p, label, lam, w, &worst, &orth);
   /* The close pairs: |w_j^T M w_{j-1}| <= C n eps |w_j|^T |M| |w_{j-1}|. */
@@ -729,67 +738,93 @@ START_TEST(test_errors)
   double ad[3] = {2, 2, 2}, ao[2] = {-1, -1}, md[3] = {1, 1, 1}, mo[2] = {0.1, 0.1}, lam[3],
          w[9];
   int sel[2] = {0, 2}, badsel[1] = {3};
-  ck_assert_int_eq(pscr_eigen_real(0, ad, ao, md, NULL, lam, 1, NULL, NULL),
+  ck_assert_int_eq(pscr_eigen_real(0, ad, ao, md, NULL, lam, 1, NULL, NULL, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, NULL, ao, md, NULL, lam, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, NULL, ao, md, NULL, lam, 3, NULL, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, NULL, md, NULL, lam, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, NULL, md, NULL, lam, 3, NULL, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, NULL, NULL, lam, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, NULL, NULL, lam, 3, NULL, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, NULL, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, NULL, 3, NULL, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 0, sel, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 0, sel, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 4, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 4, NULL, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 2, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 2, NULL, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 1, badsel, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 1, badsel, w, NULL),
                    PSCR_ERROR_INVALID_VALUE);
-  ck_assert(strlen(pscr_last_error()) > 0);
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 2, sel, w), PSCR_SUCCESS);
-  ck_assert_int_eq(pscr_eigen_real(1, ad, NULL, md, NULL, lam, 1, NULL, w), PSCR_SUCCESS);
+  ck_assert(strlen(pscr_eigen_last_error()) > 0);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 2, sel, w, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_eigen_real(1, ad, NULL, md, NULL, lam, 1, NULL, w, NULL), PSCR_SUCCESS);
   ck_assert(tu_close(lam[0], 2.0, 0.0, 0.0) && tu_close(w[0], 1.0, 0.0, 0.0));
 
   ad[1] = NAN;
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w, NULL),
                    PSCR_ERROR_NON_FINITE);
   ad[1] = 2.0;
   mo[0] = INFINITY;
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w), PSCR_ERROR_NON_FINITE);
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w, NULL),
+                   PSCR_ERROR_NON_FINITE);
   mo[0] = 0.1;
 
   md[2] = -1.0; /* indefinite diagonal M */
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w, NULL),
                    PSCR_ERROR_NOT_DEFINITE);
-  ck_assert_ptr_nonnull(strstr(pscr_last_error(), "positive definite"));
+  ck_assert_ptr_nonnull(strstr(pscr_eigen_last_error(), "positive definite"));
   md[2] = 1.0;
   mo[0] = mo[1] = 2.0; /* indefinite tridiagonal M: pivot 1 - 4 < 0 */
-  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w),
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w, NULL),
                    PSCR_ERROR_NOT_DEFINITE);
 
   /* Complex: M = [[0, 1], [1, 0]] has a zero pivot on either side. */
   double complex cad[2] = {1, 2}, cao[1] = {0.5}, cmd[2] = {0, 0}, cmo[1] = {1}, clam[2],
                  cw[4];
-  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, cmo, clam, 2, NULL, cw),
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, cmo, clam, 2, NULL, cw, NULL),
                    PSCR_ERROR_NOT_DEFINITE);
-  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw),
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw, NULL),
                    PSCR_ERROR_NOT_DEFINITE);
-  ck_assert_int_eq(pscr_eigen_complex(2, cad, NULL, cmd, NULL, clam, 2, NULL, cw),
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, NULL, cmd, NULL, clam, 2, NULL, cw, NULL),
                    PSCR_ERROR_INVALID_VALUE);
   cad[0] = CMPLX(NAN, 0.0);
   cmd[0] = cmd[1] = 1.0;
-  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, cmo, clam, 2, NULL, cw),
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, cmo, clam, 2, NULL, cw, NULL),
                    PSCR_ERROR_NON_FINITE);
   cad[0] = 1.0;
-  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw, NULL),
+                   PSCR_SUCCESS);
   /* Isotropic eigenvector: A = [[1, i], [i, -1]], M = I is nilpotent
    * (A^2 = 0); its only eigenvector (1, i) has w^T w = 0. */
   double complex nad[2] = {1, -1}, nao[1] = {I};
-  pscr_status st = pscr_eigen_complex(2, nad, nao, cmd, NULL, clam, 2, NULL, cw);
+  pscr_status st = pscr_eigen_complex(2, nad, nao, cmd, NULL, clam, 2, NULL, cw, NULL);
   ck_assert_msg(st == PSCR_ERROR_NOT_DEFINITE || st == PSCR_ERROR_EIGEN_FAILED,
                 "nilpotent pencil: %s", pscr_status_string(st));
+
+  /* The paths (pscr_eigen_config): the defaults, each field out of its
+   * range (with its name in the message), and "" after a call that
+   * succeeds. */
+  pscr_eigen_config cfg;
+  pscr_eigen_config_default(&cfg);
+  ck_assert(cfg.lanes == 1 && cfg.team == -1 && cfg.split == -1);
+  const struct {
+    int lanes, team, split;
+    const char *name;
+  } bad[] = {{2, -1, -1, "lanes"}, {-1, -1, -1, "lanes"}, {1, 2, -1, "team"},
+             {1, -2, -1, "team"},  {1, -1, 2, "split"},  {1, -1, -2, "split"}};
+  for (int b = 0; b < (int)(sizeof bad / sizeof bad[0]); b++) {
+    cfg = (pscr_eigen_config){bad[b].lanes, bad[b].team, bad[b].split};
+    ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, mo, lam, 3, NULL, w, &cfg),
+                     PSCR_ERROR_INVALID_VALUE);
+    ck_assert_msg(strstr(pscr_eigen_last_error(), bad[b].name) != NULL, "detail: %s",
+                  pscr_eigen_last_error());
+    ck_assert_int_eq(pscr_eigen_complex(2, cad, cao, cmd, NULL, clam, 2, NULL, cw, &cfg),
+                     PSCR_ERROR_INVALID_VALUE);
+  }
+  cfg = (pscr_eigen_config){0, 1, 1};
+  ck_assert_int_eq(pscr_eigen_real(3, ad, ao, md, NULL, lam, 3, NULL, w, &cfg), PSCR_SUCCESS);
+  ck_assert_str_eq(pscr_eigen_last_error(), "");
 }
 END_TEST
 
@@ -823,12 +858,12 @@ END_TEST
 
 /*
  * The eigenvector stage (batches produced by every thread, swept in order
- * by thread 0 alone or, with PSCR_EIGEN_TEAM=1 or from 4 threads on, by
+ * by thread 0 alone or, with config team 1 or from 4 threads on, by
  * every thread on fixed row segments) gives the same bits for any number
  * of threads and either way of sweeping: 1, 2 and 3 threads, then 2 and 3
  * threads sweeping as a team; real pencils with twisted vectors, tight
  * clusters (inverse iteration inside the sweep) and a complex one. Then
- * the same with the spectrum split in two (PSCR_EIGEN_SPLIT=1: two
+ * the same with the spectrum split in two (config split 1: two
  * pipelines side by side with 2 and 3 threads, one after the other with
  * 1 thread or a team).
  */
@@ -848,13 +883,14 @@ START_TEST(test_thread_counts)
 #ifdef _OPENMP
       omp_set_num_threads(threads[r]);
 #endif
-      setenv("PSCR_EIGEN_TEAM", team[r] ? "1" : "0", 1);
-      setenv("PSCR_EIGEN_SPLIT", split[r] ? "1" : "0", 1);
-      ck_assert_int_eq(run_eigen(&p, lam + (size_t)r * n, nsel, sel, w + (size_t)r * n * nsel),
+      pscr_eigen_config cfg;
+      pscr_eigen_config_default(&cfg);
+      cfg.team = team[r];
+      cfg.split = split[r];
+      ck_assert_int_eq(run_eigen_cfg(&p, lam + (size_t)r * n, nsel, sel,
+                                     w + (size_t)r * n * nsel, &cfg),
                        PSCR_SUCCESS);
     }
-    unsetenv("PSCR_EIGEN_TEAM");
-    unsetenv("PSCR_EIGEN_SPLIT");
     for (int r = 1; r < RUNS; r++) {
       const int r0 = split[r] ? FIRST_SPLIT : 0; /* compared with the first run of its kind */
       if (r == r0)
@@ -924,7 +960,7 @@ START_TEST(test_lr_threads)
 END_TEST
 
 /*
- * The spectrum split in two (PSCR_EIGEN_SPLIT=1, two threads: the parts
+ * The spectrum split in two (config split 1, two threads: the parts
  * side by side, each produced and swept by one thread): full solves pass
  * check_pencil's residual and M-orthogonality bounds, with no
  * Gram-Schmidt across the split (its gap exceeds the window). These
@@ -947,12 +983,13 @@ START_TEST(test_split)
     omp_set_num_threads(2);
 #endif
     for (int r = 0; r < 2; r++) {
-      setenv("PSCR_EIGEN_SPLIT", r ? "1" : "0", 1);
-      pscr_status st = run_eigen(&p, lam + (size_t)r * n, n, NULL, w + (size_t)r * n * n);
+      pscr_eigen_config cfg;
+      pscr_eigen_config_default(&cfg);
+      cfg.split = r;
+      pscr_status st = run_eigen_cfg(&p, lam + (size_t)r * n, n, NULL, w + (size_t)r * n * n, &cfg);
       ck_assert_msg(st == PSCR_SUCCESS, "%s split %d: %s (%s)", gens[list[t]].name, r,
-                    pscr_status_string(st), pscr_last_error());
+                    pscr_status_string(st), pscr_eigen_last_error());
     }
-    unsetenv("PSCR_EIGEN_SPLIT");
     double worst, orth;
     check_pencil(&p, gens[list[t]].name, lam + n, w + (size_t)n * n, &worst, &orth);
     ck_assert_msg(memcmp(w, w + (size_t)n * n, (size_t)n * n * sizeof(double complex)) != 0,
@@ -968,8 +1005,8 @@ START_TEST(test_split)
 END_TEST
 
 /*
- * The lane paths (PSCR_EIGEN_LANES unset) against the scalar ones
- * (PSCR_EIGEN_LANES=0): Crawford's reduction with its chases in vector
+ * The lane paths (config lanes 1, the default) against the scalar ones
+ * (lanes 0): Crawford's reduction with its chases in vector
  * lanes (orders >= 128), and complex LR's multishift passes in lanes
  * (blocks of 64 rows and more). Pencils with zero off-diagonals in A and M
  * (chases that never start, or stop on a zero bulge; LR blocks split from
@@ -983,12 +1020,12 @@ END_TEST
  * A pencil whose M is indefinite in either half gives the scalar sweep's
  * status and message.
  */
-static void set_lanes(int on)
+static pscr_eigen_config lanes_config(int on)
 {
-  if (on)
-    unsetenv("PSCR_EIGEN_LANES");
-  else
-    setenv("PSCR_EIGEN_LANES", "0", 1);
+  pscr_eigen_config cfg;
+  pscr_eigen_config_default(&cfg);
+  cfg.lanes = on;
+  return cfg;
 }
 
 START_TEST(test_lanes)
@@ -1013,14 +1050,13 @@ START_TEST(test_lanes)
       for (int lanes = 0; lanes < 2; lanes++) {
         lam[lanes] = malloc((size_t)n * sizeof(double complex));
         w[lanes] = malloc((size_t)n * n * sizeof(double complex));
-        set_lanes(lanes);
-        pscr_status st = run_eigen(&p, lam[lanes], n, NULL, w[lanes]);
+        const pscr_eigen_config cfg = lanes_config(lanes);
+        pscr_status st = run_eigen_cfg(&p, lam[lanes], n, NULL, w[lanes], &cfg);
         ck_assert_msg(st == PSCR_SUCCESS, "%s n=%d lanes=%d: %s", gens[gs[gi]].name, n, lanes,
-                      pscr_last_error());
+                      pscr_eigen_last_error());
         double worst, orth;
         check_pencil(&p, gens[gs[gi]].name, lam[lanes], w[lanes], &worst, &orth);
       }
-      set_lanes(1);
       const double anorm = tri_norm(n, p.ad, p.ao), mnorm = tri_norm(n, p.md, p.mo);
       double scale = 0.0, worst = 0.0;
       for (int j = 0; j < n; j++)
@@ -1057,11 +1093,10 @@ START_TEST(test_lanes)
       pscr_status st[2];
       double complex *lam = malloc((size_t)n * sizeof(double complex));
       for (int lanes = 0; lanes < 2; lanes++) {
-        set_lanes(lanes);
-        st[lanes] = run_eigen(&p, lam, 0, NULL, NULL);
-        snprintf(msg[lanes], sizeof msg[lanes], "%s", pscr_last_error());
+        const pscr_eigen_config cfg = lanes_config(lanes);
+        st[lanes] = run_eigen_cfg(&p, lam, 0, NULL, NULL, &cfg);
+        snprintf(msg[lanes], sizeof msg[lanes], "%s", pscr_eigen_last_error());
       }
-      set_lanes(1);
       ck_assert_int_eq(st[0], PSCR_ERROR_NOT_DEFINITE);
       ck_assert_int_eq(st[1], st[0]);
       ck_assert_str_eq(msg[1], msg[0]);
@@ -1101,7 +1136,7 @@ START_TEST(test_timing)
     double t0 = now_s();
     pscr_status st = run_eigen(&p, lam, nsel, sel, w);
     double t1 = now_s();
-    ck_assert_msg(st == PSCR_SUCCESS, "%s", pscr_last_error());
+    ck_assert_msg(st == PSCR_SUCCESS, "%s", pscr_eigen_last_error());
     printf("eigen timing: %-24s n=%d nsel=%d: %.3f s (up to %d OpenMP threads)\n",
            gens[list[t]].name, n, nsel, t1 - t0, eig_test_threads());
     free(lam);
