@@ -216,8 +216,9 @@ static void EIG(seg_norms)(const EIG(sweep) * sw, int sm, int ss, eig_vd *nrm)
  * norms before), the second subtracts every v_k's share from the block
  * (and takes the norms after). The batch is 2 MB at n = 8191, past the
  * second-level cache: the six to eight passes over it that this replaces
- * took 0.34 s of block stages there, the two passes 0.32 s (and with the
- * three-product sums 0.27 s; bench/results/2026-11-24-cpu-eigen-sweep).
+ * took 0.34 s of block stages there, the two passes 0.32 s, and with the
+ * three-product sums 0.27 s (complex Helmholtz pencil, one thread, 2-core
+ * VM, 2026-11-24; docs/performance.md).
  */
 static void EIG(block_orth)(const eig_team *tm, int n, const EIG_T *md, const EIG_T *mo,
                             EIG(sweep) * sw, int k0, int nk, EIG(v) * z, eig_vd *before,
@@ -422,8 +423,9 @@ static int EIG(run_finish)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep) 
    * rows of the Gram matrix G = Z^T M Z and of T leave the diagonal.
    * (G and V by diagonals instead, with lane rotations, saved work where
    * the windows are sparse but cost more at the bottom of the spectrum,
-   * the part that bounds the call:
-   * bench/results/2026-11-26-cpu-eigen-diag-gram.) */
+   * the part that bounds the call: complex order 8191 on two threads took
+   * 0.77-0.81 s against 0.71-0.76 s (once 0.90), five medians of 7 calls
+   * each on the 2-core VM, 2026-11-26; not kept.) */
   int part[L] = {0}, np = 0;
   for (int k = a; k < e; k++)
     for (int l = k + 1; l < e; l++)

@@ -76,9 +76,10 @@
 /*
  * Cluster window of inverse iteration: re-orthogonalize against earlier
  * vectors whose eigenvalues are within EIG_CLUSTER_TOL * ||T|| / n. Not
- * narrower for large n: smooth pencils would allow it, but glued clusters
- * at n = 1000 went from 1.38 to 6.16 n eps (bound 10) with the width times
- * min(1, 4 / sqrt(n)) (bench/results/2026-11-26-cpu-eigen-floor).
+ * narrower for large n: smooth pencils would allow it, but with the width
+ * times min(1, 4 / sqrt(n)) the orthogonality of test_eigen's glued
+ * clusters at n = 1000 went from 1.38 to 6.16 n eps (bound 10; 2-core VM,
+ * 2026-11-26; docs/performance.md).
  */
 #define EIG_CLUSTER_TOL 1.0
 

@@ -148,7 +148,7 @@ static int EIG(sweep_batch)(const eig_team *tm, const EIG(ictx) * cx, EIG(sweep)
  *   produces chunk s, then every thread sweeps it, each on its rows. On
  *   the 16-core H100 host, n = 8191: complex 0.81 s against 1.39 s with
  *   thread 0 alone, real 0.56 s against 0.97 s (16 threads; with 4, 0.99
- *   against 1.21 s; bench/results/2026-11-24-h100host-eigen-threads).
+ *   against 1.21 s; 2026-11-24, docs/performance.md).
  * - alone (fewer threads): thread 0 sweeps chunk s-1 while the others
  *   produce chunk s, one barrier per chunk. With two threads the team
  *   gained nothing measurable (the work is the same, production and sweep

@@ -580,8 +580,8 @@ END_TEST
  * vector 620 by about 1e180, and the Gram-Schmidt pass against it left
  * only rounding: "inverse iteration did not converge for eigenvalue 621".
  * This happened for about 1 in 40 values of k on this machine (k = 144,
- * 162 and 164 are three of them), and for k = 0 with gcc 13 on an Intel
- * Xeon (bench/results/2026-11-24-h100-cuda-v3). The fix keeps the shift
+ * 162 and 164 are three of them), and for k = 0 with gcc 13.3 on a
+ * 16-CPU Intel Xeon (the H100 host, 2026-11-24). The fix keeps the shift
  * inside a tight cluster. Checked here: success, every residual
  * (check_pencil), and the M-orthogonality of each such close pair.
  */
