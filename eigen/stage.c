@@ -1,9 +1,8 @@
-/* The eigenvector stage's schedule arithmetic and ring books (stage.h). */
+/* The eigenvector stage's schedule arithmetic (stage.h). */
 #include "stage.h"
 
 #include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
