@@ -33,10 +33,10 @@ static inline pscr_status EIG(crawford_elim)(int k, EIG_T *ad, EIG_T *ao, EIG_T 
 {
   EIG_T piv = md[k];
   if (EIG_PIVOT_BAD(piv, mnorm))
-    return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                      "M is not positive definite (complex: numerically zero pivot): "
-                      "split-Cholesky pivot %d is %g%+gi",
-                      rev ? n - 1 - k : k, creal(piv), cimag(piv));
+    return EIG_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                     "M is not positive definite (complex: numerically zero pivot): "
+                     "split-Cholesky pivot %d is %g%+gi",
+                     rev ? n - 1 - k : k, creal(piv), cimag(piv));
   EIG_T sq, rs;
   EIG_SQRT_RECIP(piv, &sq, &rs);
   ad[k] *= rs * rs;
@@ -83,10 +83,10 @@ static inline int EIG(crawford_rot)(EIG_T *ad, EIG_T *ao, int j, EIG_T *g, EIG_T
 
 static pscr_status EIG(crawford_isotropic)(EIG_T r2, int j, int rev, int n)
 {
-  return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                    "Crawford reduction breaks down: isotropic rotation "
-                    "(g^2 + b^2 = %g%+gi) at row %d",
-                    creal(r2), cimag(r2), rev ? n - 1 - j : j);
+  return EIG_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                   "Crawford reduction breaks down: isotropic rotation "
+                   "(g^2 + b^2 = %g%+gi) at row %d",
+                   creal(r2), cimag(r2), rev ? n - 1 - j : j);
 }
 
 /*
@@ -255,10 +255,10 @@ static pscr_status EIG(crawford_reduce)(int n, EIG_T *ad, EIG_T *ao, EIG_T *md, 
   /* Row m: scale it last. */
   EIG_T piv = md[m];
   if (EIG_PIVOT_BAD(piv, mnorm))
-    return PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                      "M is not positive definite (complex: numerically zero pivot): "
-                      "split-Cholesky pivot %d is %g%+gi",
-                      m, creal(piv), cimag(piv));
+    return EIG_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                     "M is not positive definite (complex: numerically zero pivot): "
+                     "split-Cholesky pivot %d is %g%+gi",
+                     m, creal(piv), cimag(piv));
   EIG_T rs = EIG_RECIP(EIG_SQRT(piv));
   ad[m] *= rs * rs;
   if (m > 0)

@@ -1,6 +1,6 @@
 /*
  * Crawford's sweep (crawford_impl.h) with eight bulge chases at a time, one
- * per lane of a lane vector (twisted_impl.h's eig_vd: one AVX-512 register,
+ * per lane of a lane vector (lanes.h's eig_vd: one AVX-512 register,
  * complex: one of real and one of imaginary parts).
  *
  * The chase of elimination step s starts at plane s-1 and moves down one
@@ -30,23 +30,10 @@
  * twisted_impl.h (lane vectors) and crawford_impl.h (crawford_elim).
  */
 
-#ifndef EIG_CR_LANES_SHARED
-#define EIG_CR_LANES_SHARED
 /* Logical entry e lives at physical index e + EIG_CR_OFF: finished lanes
  * keep moving down to about e = -24 until their block ends. */
+#undef EIG_CR_OFF /* (defined per expansion) */
 #define EIG_CR_OFF 33
-
-static inline eig_vd eig_vd_sqrt(eig_vd x)
-{
-#if defined(__AVX512F__)
-  return (eig_vd)_mm512_sqrt_pd((__m512d)x);
-#else
-  for (int l = 0; l < EIG_VL; l++)
-    x[l] = sqrt(x[l]);
-  return x;
-#endif
-}
-#endif
 
 /* ad or ao in phase layout: v[part][phase] (part 1: imaginary parts). */
 typedef struct EIG(crph) {

@@ -32,40 +32,46 @@ static double EIG(tri_norm)(int n, const EIG_T *diag, const EIG_T *off)
 
 static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
                               const EIG_T *m_diag, const EIG_T *m_off, EIG_T *lambda,
-                              int nsel, const int *sel, EIG_T *w)
+                              int nsel, const int *sel, EIG_T *w,
+                              const pscr_eigen_config *config)
 {
-  pscr_error_clear();
+  pscr_eig_error_clear();
   if (n < 1)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: order n = %d must be >= 1", n);
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: order n = %d must be >= 1", n);
   if (!a_diag || !m_diag || !lambda || (n > 1 && !a_off))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                      "eigen: NULL array (a_diag %p, a_off %p, m_diag %p, lambda %p)",
-                      (const void *)a_diag, (const void *)a_off, (const void *)m_diag,
-                      (const void *)lambda);
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE,
+                     "eigen: NULL array (a_diag %p, a_off %p, m_diag %p, lambda %p)",
+                     (const void *)a_diag, (const void *)a_off, (const void *)m_diag,
+                     (const void *)lambda);
   if (w) {
     if (nsel < 1 || nsel > n)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: nsel = %d not in 1..%d", nsel, n);
+      return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: nsel = %d not in 1..%d", nsel, n);
     if (!sel && nsel != n)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                        "eigen: sel is NULL (all rows) but nsel = %d != n = %d", nsel, n);
+      return EIG_ERROR(PSCR_ERROR_INVALID_VALUE,
+                       "eigen: sel is NULL (all rows) but nsel = %d != n = %d", nsel, n);
     for (int t = 0; sel && t < nsel; t++)
       if (sel[t] < 0 || sel[t] >= n)
-        return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: sel[%d] = %d not in 0..%d", t,
-                          sel[t], n - 1);
+        return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: sel[%d] = %d not in 0..%d", t,
+                         sel[t], n - 1);
   }
   if (!EIG(all_finite)(n, a_diag) || !EIG(all_finite)(n - 1, a_off) ||
       !EIG(all_finite)(n, m_diag) || (m_off && !EIG(all_finite)(n - 1, m_off)))
-    return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "eigen: NaN or Inf in the pencil (order %d)", n);
+    return EIG_ERROR(PSCR_ERROR_NON_FINITE, "eigen: NaN or Inf in the pencil (order %d)", n);
   if (m_off && n == 1)
     m_off = NULL;
 
-  pscr_status st = PSCR_SUCCESS;
+  /* The paths of the call (config NULL: the defaults), checked after the
+   * arguments. */
+  pscr_eigen_config cfg;
+  pscr_status st = pscr_eig_config(config, &cfg);
+  if (st != PSCR_SUCCESS)
+    return st;
   /* d, p: reduced T (diagonal, squared off-diagonals); ad, ao, md, mo: the
    * Crawford copies (mo shares dn, free until LR); then 4n for Crawford's
    * reversed tail. */
   EIG_T *buf = malloc((size_t)11 * (size_t)n * sizeof(EIG_T));
   if (!buf)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for order %d", n);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for order %d", n);
   EIG_T *d = buf, *p = buf + n, *dn = buf + 2 * (size_t)n, *pn = buf + 3 * (size_t)n;
   EIG_T *ad = buf + 4 * (size_t)n, *ao = buf + 5 * (size_t)n;
 
@@ -78,10 +84,10 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
      * needed (complex: the principal root would square to the same p_i). */
     for (int i = 0; i < n; i++) {
       if (EIG_PIVOT_BAD(m_diag[i], mnorm)) {
-        st = PSCR_ERROR(PSCR_ERROR_NOT_DEFINITE,
-                        "M is not positive definite (complex: numerically zero pivot): "
-                        "diagonal entry %d is %g%+gi",
-                        i, creal(m_diag[i]), cimag(m_diag[i]));
+        st = EIG_ERROR(PSCR_ERROR_NOT_DEFINITE,
+                       "M is not positive definite (complex: numerically zero pivot): "
+                       "diagonal entry %d is %g%+gi",
+                       i, creal(m_diag[i]), cimag(m_diag[i]));
         goto out;
       }
       d[i] = a_diag[i] * EIG_RECIP(m_diag[i]);
@@ -93,8 +99,9 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
     /* Chases in vector lanes from order EIG_CR_LANES_MIN on (a short sweep
      * has few chases to share the lanes); where the lanes give up (a bad
      * pivot, an isotropic rotation), the scalar sweep starts over from the
-     * pencil and reports. */
-    int lanes = n >= EIG_CR_LANES_MIN && eig_lanes_enabled(), redo = 1;
+     * pencil and reports. (pscr_eig_lanes: common.h says why out of
+     * line.) */
+    int lanes = n >= EIG_CR_LANES_MIN && pscr_eig_lanes(&cfg), redo = 1;
     for (int attempt = 0; redo && attempt < 2; attempt++, lanes = 0) {
       memcpy(ad, a_diag, (size_t)n * sizeof(EIG_T));
       memcpy(ao, a_off, (size_t)(n - 1) * sizeof(EIG_T));
@@ -110,11 +117,11 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
   }
   const double tnorm = EIG(tri_sq_norm)(n, d, p);
 
-  st = EIG_EIGENVALUES(n, d, p, dn, pn, tnorm);
+  st = EIG_EIGENVALUES(n, d, p, dn, pn, tnorm, pscr_eig_lanes(&cfg));
   if (st != PSCR_SUCCESS)
     goto out;
   if (!EIG(all_finite)(n, d)) {
-    st = PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED, "eigen: LR produced non-finite eigenvalues "
+    st = EIG_ERROR(PSCR_ERROR_EIGEN_FAILED, "eigen: LR produced non-finite eigenvalues "
                                              "(order %d)", n);
     goto out;
   }
@@ -125,7 +132,7 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
    * are computed (not stored) even when only eigenvalues are wanted. */
   if (w || EIG_REFINE)
     st = EIG(inverse_iteration)(n, a_diag, a_off, m_diag, m_off, lambda, anorm, mnorm, tnorm,
-                                nsel, sel, w);
+                                nsel, sel, w, &cfg);
 out:
   free(buf);
   return st;

@@ -11,15 +11,38 @@
  *   pwk_impl.h        root-free PWK QL (real eigenvalues; lr_impl.h says why)
  *   twisted_impl.h    twisted factorizations, sixteen eigenvalues at a
  *                     time (real eigenvectors)
- *   invit_impl.h      their acceptance and re-orthogonalization, and
- *                     inverse iteration on the pencil (sixteen at a time
- *                     for complex batches; one at a time where batch
- *                     vectors fail)
+ *   vecops_impl.h     the eigenvector stage's vector kernels (M x, x^T y,
+ *                     norms, residuals)
+ *   pivlu_impl.h      tridiagonal LU with partial pivoting of A - sigma M,
+ *                     for one shift and sixteen in vector lanes
+ *   sweep_state_impl.h  the eigenvector stage's shared state: inputs,
+ *                     batches, the sweep, its ring of recent vectors,
+ *                     random starts
+ *   produce_impl.h    batches of sixteen vectors: twisted (real), pivoted
+ *                     inverse iteration in lanes (complex)
+ *   blockgs_impl.h    blocked Gram-Schmidt of a batch against its window
+ *                     and within it; normalization
+ *   invit_impl.h      inverse iteration on the pencil, one vector at a
+ *                     time (tight clusters, vectors the batches miss)
+ *   pipeline_impl.h   the eigenvector stage's schedule: batches produced
+ *                     in parallel and swept in order, by one thread or a
+ *                     team, the spectrum split in two where that balances
  *   driver_impl.h     argument checks and the sequence of the above
  *
- * The EIG_* macros below give each expansion its scalar type and operations.
- * No static mutable state: every call allocates its own scratch, so calls
- * may run concurrently from several threads.
+ * and, not type-generic, included once:
+ *
+ *   common.h, common.c  CMPLX where the C library lacks it, the detail
+ *                     message of a failed call (EIG_ERROR,
+ *                     pscr_eigen_last_error), the configuration
+ *   lanes.h           lane vectors: eight doubles and their operations
+ *   stage.h, stage.c  the eigenvector stage's team of threads, ring books,
+ *                     random starts and schedule arithmetic
+ *
+ * eigen/ includes no header of src/: eigen.h, the interface, includes only
+ * pscr.h. The EIG_* macros below give each expansion its scalar type and
+ * operations. No shared mutable state: every call allocates its own
+ * scratch and keeps its detail message per thread, so calls may run
+ * concurrently from several threads.
  */
 /* sched_yield (lr_lanes_impl.h) under -std=c11. */
 #ifndef _POSIX_C_SOURCE
@@ -37,9 +60,6 @@
 
 #include <complex.h>
 #include <float.h>
-#if defined(__AVX512F__) || (defined(__FMA__) && defined(__AVX__))
-#include <immintrin.h>
-#endif
 #include <math.h>
 #include <sched.h>
 #include <stdint.h>
@@ -49,14 +69,17 @@
 #include <omp.h>
 #endif
 
-#include "error.h"
+#include "common.h"
+#include "lanes.h"
+#include "stage.h"
 
 /*
  * Cluster window of inverse iteration: re-orthogonalize against earlier
  * vectors whose eigenvalues are within EIG_CLUSTER_TOL * ||T|| / n. Not
- * narrower for large n: smooth pencils would allow it, but glued clusters
- * at n = 1000 went from 1.38 to 6.16 n eps (bound 10) with the width times
- * min(1, 4 / sqrt(n)) (bench/results/2026-11-26-cpu-eigen-floor).
+ * narrower for large n: smooth pencils would allow it, but with the width
+ * times min(1, 4 / sqrt(n)) the orthogonality of test_eigen's glued
+ * clusters at n = 1000 went from 1.38 to 6.16 n eps (bound 10; 2-core VM,
+ * 2026-11-26; docs/performance.md).
  */
 #define EIG_CLUSTER_TOL 1.0
 
@@ -80,30 +103,6 @@
 /* Crawford's chases run in vector lanes (crawford_lanes_impl.h) from this
  * order on. */
 #define EIG_CR_LANES_MIN 128
-
-/* The lane paths (Crawford's lane sweep, complex LR's multishift passes),
- * unless PSCR_EIGEN_LANES=0 (then the scalar sweep and single LR steps,
- * for comparison in the tests and the benchmarks). */
-static int eig_lanes_enabled(void) { return 1; /* the config argument comes with the eigen/ split */ }
-
-/* The eigenvector sweep: by every thread, each on its rows, from
- * EIG_TEAM_MIN threads on; with fewer, by thread 0 alone while the others
- * produce the next batches (invit_impl.h, vectors_pipeline, says why).
- * PSCR_EIGEN_TEAM=0 or 1 in the environment: never or always (the tests
- * compare both bitwise). */
-#define EIG_TEAM_MIN 4
-static int eig_team_mode(int nt)
-{
-  const int e = -1; /* automatic until the config argument (eigen/ split) */
-  return e >= 0 ? e : nt >= EIG_TEAM_MIN;
-}
-
-/* The spectrum's split in two for the eigenvector stage (invit_impl.h,
- * split_point): where it balances the parts. PSCR_EIGEN_SPLIT=0 or 1 in
- * the environment: never, or wherever a window boundary exists (orders
- * from EIG_SPLIT_MIN on; the tests check the parts' results and compare
- * them across thread counts). Returns -1 when unset. */
-static int eig_split_mode(void) { return -1; /* automatic until the config argument */ }
 
 /* Twisted vectors (twisted_impl.h) are accepted when the Rayleigh
  * correction |rho - sigma| is below EIG_TW_TOL eps ||T|| and the residual
@@ -203,8 +202,8 @@ static inline void eig_csqrt_recip(double complex z, double complex *r, double c
 /* Real: M must be positive definite, so every pivot must be positive. */
 #define EIG_PIVOT_BAD(piv, mnorm) ((void)(mnorm), !((piv) > 0.0))
 #define EIG_PERTURB_DIR 1.0
-#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm) ((void)(dn), (void)(pn), \
-                                                 EIG(pwk_eigenvalues)(n, d, p, tnorm))
+#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm, lanes)                                    \
+  ((void)(dn), (void)(pn), (void)(lanes), EIG(pwk_eigenvalues)(n, d, p, tnorm))
 /* Eigenvalues from PWK are accurate to eps ||T||: no refinement needed. */
 #define EIG_REFINE 0
 /* Batches of real vectors come from twisted factorizations. */
@@ -221,7 +220,13 @@ static int eig_compare_real(const void *x, const void *y)
 #include "twisted_impl.h"
 #include "crawford_impl.h"
 #include "crawford_lanes_impl.h"
+#include "vecops_impl.h"
+#include "pivlu_impl.h"
+#include "sweep_state_impl.h"
+#include "produce_impl.h"
+#include "blockgs_impl.h"
 #include "invit_impl.h"
+#include "pipeline_impl.h"
 #include "driver_impl.h"
 
 #undef EIG_EIGENVALUES
@@ -259,15 +264,15 @@ static int eig_compare_real(const void *x, const void *y)
  * below eps ||M|| counts as zero. */
 #define EIG_PIVOT_BAD(piv, mnorm) (!(eig_cabs1(piv) > DBL_EPSILON * (mnorm)))
 #define EIG_PERTURB_DIR CMPLX(1.0, 0.5)
-#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm) \
-  EIG(lr_eigenvalues)(n, d, p, dn, pn, tnorm, eig_lanes_enabled())
+#define EIG_EIGENVALUES(n, d, p, dn, pn, tnorm, lanes) \
+  EIG(lr_eigenvalues)(n, d, p, dn, pn, tnorm, lanes)
 /* LR is not backward stable on complex symmetric matrices (unpivoted LU of
  * T - sigma I): inverse iteration refines each eigenvalue by the bilinear
  * Rayleigh quotient w^T A w / w^T M w (stationary at eigenvectors of a
  * complex symmetric pencil, so the error is squared) when the residual shows
  * the LR value is off. */
 #define EIG_REFINE 1
-/* Batches of vectors from pivoted inverse iteration in lanes (invit_impl.h
+/* Batches of vectors from pivoted inverse iteration in lanes (produce_impl.h,
  * piv_produce; unpivoted twisted factorizations lost orthogonality on
  * near-degenerate pairs), swept like the real twisted batches. */
 #define EIG_PIV_LANES 1
@@ -286,21 +291,27 @@ static int eig_compare_complex(const void *x, const void *y)
 #include "lr_impl.h"
 #include "crawford_impl.h"
 #include "crawford_lanes_impl.h"
+#include "vecops_impl.h"
+#include "pivlu_impl.h"
+#include "sweep_state_impl.h"
+#include "produce_impl.h"
+#include "blockgs_impl.h"
 #include "invit_impl.h"
+#include "pipeline_impl.h"
 #include "driver_impl.h"
 
 /* ---------------------------------------------------------------- API */
 pscr_status pscr_eigen_real(int n, const double *a_diag, const double *a_off,
                             const double *m_diag, const double *m_off, double *lambda,
-                            int nsel, const int *sel, double *w)
+                            int nsel, const int *sel, double *w, const pscr_eigen_config *cfg)
 {
-  return eig_eigen_real(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w);
+  return eig_eigen_real(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w, cfg);
 }
 
 pscr_status pscr_eigen_complex(int n, const double complex *a_diag,
                                const double complex *a_off, const double complex *m_diag,
                                const double complex *m_off, double complex *lambda, int nsel,
-                               const int *sel, double complex *w)
+                               const int *sel, double complex *w, const pscr_eigen_config *cfg)
 {
-  return eig_eigen_complex(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w);
+  return eig_eigen_complex(n, a_diag, a_off, m_diag, m_off, lambda, nsel, sel, w, cfg);
 }

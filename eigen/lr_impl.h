@@ -224,10 +224,10 @@ static pscr_status EIG(lr_eigenvalues)(int n, EIG_T *d, EIG_T *p, EIG_T *dn, EIG
       continue;
     }
     if (it++ >= maxit)
-      return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
-                        "LR iteration did not converge within %ld steps (order %d, %d "
-                        "eigenvalues left)",
-                        maxit, n, hi + 1);
+      return EIG_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                       "LR iteration did not converge within %ld steps (order %d, %d "
+                       "eigenvalues left)",
+                       maxit, n, hi + 1);
     int exceptional = ++stall % 10 == 0;
     int ok = 0, lneg = -1;
     /* Where the block is long: two passes of EIG_LR_NS steps in vector

@@ -134,8 +134,8 @@ static pscr_status EIG(pwk_eigenvalues)(int n, double *d, double *p, double tnor
       continue;
     }
     if (it++ >= maxit)
-      return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
-                        "QL iteration did not converge within %ld steps (order %d)", maxit, n);
+      return EIG_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                       "QL iteration did not converge within %ld steps (order %d)", maxit, n);
     if (l != lprev) {
       lprev = l;
       stall = 0;

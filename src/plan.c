@@ -236,6 +236,17 @@ static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
   return pscr_balance_factors(p);
 }
 
+/* The eigensolver's paths as the plan's flags choose them (pscr.h,
+   PSCR_FLAG_EIGEN_*); without flags, its defaults. */
+static void pscr_plan_eigen_config(const pscr_plan *p, pscr_eigen_config *cfg)
+{
+  const unsigned int f = p->opts.flags;
+  pscr_eigen_config_default(cfg);
+  cfg->lanes = !(f & PSCR_FLAG_EIGEN_SCALAR);
+  cfg->team = pscr_flag_mode(f, PSCR_FLAG_EIGEN_TEAM_NEVER, PSCR_FLAG_EIGEN_TEAM_ALWAYS);
+  cfg->split = pscr_flag_mode(f, PSCR_FLAG_EIGEN_SPLIT_NEVER, PSCR_FLAG_EIGEN_SPLIT_ALWAYS);
+}
+
 /*
  * The eigenproblem of one block: lambda and the eigenvector components at
  * the PSCR_W_SLOTS slots (D(B), first, last). Slots may name the same row
@@ -304,11 +315,15 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
     for (size_t t = 0; t < (size_t)m * words; t++)
       dst[k][t] = t < count ? src[k][t] * (k < 2 ? sa : sm) : 0;
   }
+  pscr_eigen_config cfg;
+  pscr_plan_eigen_config(p, &cfg);
   if (!p->cplx)
-    st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel);
+    st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel, &cfg);
   else
     st = pscr_eigen_complex(m, (pscr_z *)dst[0], (pscr_z *)dst[1], (pscr_z *)dst[2],
-                            (pscr_z *)dst[3], (pscr_z *)lam, nsel, sel, wsel);
+                            (pscr_z *)dst[3], (pscr_z *)lam, nsel, sel, wsel, &cfg);
+  if (st != PSCR_SUCCESS)
+    st = PSCR_ERROR(st, "%s", pscr_eigen_last_error());
   if (st == PSCR_SUCCESS) {
     double *l = (double *)lam, *wv = wsel;
     for (size_t t = 0; t < (size_t)m * words; t++) {

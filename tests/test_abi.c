@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "test_util.h"
@@ -259,6 +260,46 @@ START_TEST(flags_in_plans)
 }
 END_TEST
 
+/* The eigensolver flags reach it: a complex Helmholtz plan whose first
+   pencil is long enough for the vector-lane paths (Crawford's lane sweep
+   from order 128, complex LR's multishift passes) solves to the bound
+   with and without PSCR_FLAG_EIGEN_SCALAR, and the two solutions differ in
+   their last bits (the scalar path rounds differently): identical ones
+   would mean the flag never reached the eigensolver. */
+START_TEST(eigen_flags_reach_the_eigensolver)
+{
+  const int n[2] = {300, 6};
+  pscr_problem *pb = NULL;
+  ck_assert_int_eq(pscr_problem_create(&pb, PSCR_PROBLEM_HELMHOLTZ, 2, n, NULL, 0.0, 30.0),
+                   PSCR_SUCCESS);
+  const size_t N = 300 * 6;
+  double *f = malloc(2 * N * sizeof *f), *u[2] = {malloc(2 * N * sizeof(double)),
+                                                   malloc(2 * N * sizeof(double))};
+  ck_assert(f && u[0] && u[1]);
+  for (size_t i = 0; i < 2 * N; i++)
+    f[i] = 1.0 + 0.25 * (double)(i % 7) - 0.5 * (double)(i % 3);
+  for (int k = 0; k < 2; k++) {
+    pscr_options o;
+    pscr_options_init(&o);
+    o.backend = PSCR_BACKEND_CPU;
+    o.flags = k ? PSCR_FLAG_EIGEN_SCALAR : 0;
+    pscr_plan *plan = NULL;
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_C64, 2, pb->pencils, pb->shift, &o),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, f, u[k]), PSCR_SUCCESS);
+    const double berr = tu_backward_error(PSCR_C64, 2, pb->pencils, pb->shift, u[k], f);
+    ck_assert_msg(berr < 1e-11, "%s: backward error %.2e", k ? "scalar" : "lanes", berr);
+    pscr_plan_destroy(plan);
+  }
+  ck_assert_msg(memcmp(u[0], u[1], 2 * N * sizeof(double)) != 0,
+                "PSCR_FLAG_EIGEN_SCALAR left the solution bitwise unchanged");
+  free(f);
+  free(u[0]);
+  free(u[1]);
+  pscr_problem_destroy(pb);
+}
+END_TEST
+
 static Suite *abi_suite(void)
 {
   Suite *s = suite_create("abi");
@@ -269,6 +310,7 @@ static Suite *abi_suite(void)
   tcase_add_test(tc, info_size_handshake);
   tcase_add_test(tc, flag_names_and_bits);
   tcase_add_test(tc, flags_in_plans);
+  tcase_add_test(tc, eigen_flags_reach_the_eigensolver);
   suite_add_tcase(s, tc);
   return s;
 }
