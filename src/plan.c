@@ -248,6 +248,57 @@ static void pscr_plan_eigen_config(const pscr_plan *p, pscr_eigen_config *cfg)
 }
 
 /*
+ * A complex plan's block whose four scaled factor arrays (m complex entries
+ * each, interleaved) have no imaginary part is a real symmetric pencil: the
+ * Helmholtz factors of eqs. 33-35 carry their absorbing boundary terms in
+ * the first and last rows only, so every block away from the ends is real.
+ * The complex path (LR, not backward stable on complex symmetric matrices,
+ * with Rayleigh-quotient refinement) serves such blocks best: through the
+ * real path (PWK QL, twisted factorizations, no refinement) the CPU
+ * backward error of 2D Helmholtz 4095^2 grew from 9.2e-14 to 2.7e-12. But
+ * LR can leave the real axis on them: built without FMA, it gave a real
+ * interior block of order 1023 (2D Helmholtz 4096 x 16, float-rounded
+ * factors) an eigenvalue of 1.3e-4 with an imaginary part of 1.2e-4, and
+ * inverse iteration then did not converge. So the real path is the
+ * fallback where the complex one fails on a real block. Solves the block
+ * by the real path when its M block is positive definite (lam and w
+ * widened to complex, imaginary parts zero); returns
+ * PSCR_ERROR_NOT_DEFINITE, with nothing written and no error message
+ * recorded, when it is not or when the block has an imaginary part.
+ */
+static pscr_status pscr_block_eigen_real_part(int m, double *const dst[4], pscr_z *lam,
+                                              int nsel, const int *sel, pscr_z *wsel,
+                                              const pscr_eigen_config *cfg)
+{
+  for (int k = 0; k < 4; k++)
+    for (int i = 0; i < m; i++)
+      if (dst[k][2 * (size_t)i + 1] != 0.0)
+        return PSCR_ERROR_NOT_DEFINITE;
+  const size_t mm = (size_t)m;
+  double *buf = malloc((5 * mm + mm * (size_t)nsel) * sizeof *buf);
+  if (!buf)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "real eigenvectors of a block of order %d", m);
+  double *re[4] = {buf, buf + mm, buf + 2 * mm, buf + 3 * mm};
+  double *lr = buf + 4 * mm, *wr = buf + 5 * mm;
+  for (int k = 0; k < 4; k++)
+    for (size_t i = 0; i < mm; i++)
+      re[k][i] = dst[k][2 * i];
+  pscr_status st = pscr_eigen_real(m, re[0], re[1], re[2], re[3], lr, nsel, sel, wr, cfg);
+  if (st == PSCR_SUCCESS) {
+    for (size_t i = 0; i < mm; i++)
+      lam[i] = lr[i];
+    for (size_t i = 0; i < mm * (size_t)nsel; i++)
+      wsel[i] = wr[i];
+  } else if (st == PSCR_ERROR_NOT_DEFINITE) {
+    pscr_error_clear(); /* an indefinite M: the complex path decides */
+  } else {
+    st = PSCR_ERROR(st, "%s", pscr_eigen_last_error());
+  }
+  free(buf);
+  return st;
+}
+
+/*
  * The eigenproblem of one block: lambda and the eigenvector components at
  * the PSCR_W_SLOTS slots (D(B), first, last). Slots may name the same row
  * (first(B) is often in D(B)), so the eigensolver is asked for each distinct
@@ -317,13 +368,25 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
   }
   pscr_eigen_config cfg;
   pscr_plan_eigen_config(p, &cfg);
-  if (!p->cplx)
+  if (!p->cplx) {
     st = pscr_eigen_real(m, dst[0], dst[1], dst[2], dst[3], (double *)lam, nsel, sel, wsel, &cfg);
-  else
+    if (st != PSCR_SUCCESS)
+      st = PSCR_ERROR(st, "%s", pscr_eigen_last_error());
+  } else {
     st = pscr_eigen_complex(m, (pscr_z *)dst[0], (pscr_z *)dst[1], (pscr_z *)dst[2],
                             (pscr_z *)dst[3], (pscr_z *)lam, nsel, sel, wsel, &cfg);
-  if (st != PSCR_SUCCESS)
-    st = PSCR_ERROR(st, "%s", pscr_eigen_last_error());
+    if (st == PSCR_ERROR_EIGEN_FAILED) {
+      char why[300];
+      snprintf(why, sizeof why, "%s", pscr_eigen_last_error());
+      if (pscr_block_eigen_real_part(m, dst, (pscr_z *)lam, nsel, sel, wsel, &cfg) ==
+          PSCR_SUCCESS)
+        st = PSCR_SUCCESS;
+      else
+        st = PSCR_ERROR(st, "%s", why);
+    } else if (st != PSCR_SUCCESS) {
+      st = PSCR_ERROR(st, "%s", pscr_eigen_last_error());
+    }
+  }
   if (st == PSCR_SUCCESS) {
     double *l = (double *)lam, *wv = wsel;
     for (size_t t = 0; t < (size_t)m * words; t++) {
