@@ -16,9 +16,11 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DPSCR_ENABLE_CUDA=OFF -DPSCR_WE
   -DCMAKE_C_FLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
   >/dev/null
 cmake --build "$build" -j"$(nproc)"
-# The scripts' Python test (scripts_*) has no C code to sanitize.
+# The Python tests (scripts_*, perf_tables, docs_links*) have no C code to
+# sanitize. The build is PSCR_NATIVE's default (off): the one CI stage that
+# runs the suites on the configuration users get by default.
 # allocator_may_return_null: the out-of-memory tests ask for terabytes on
 # purpose and expect PSCR_ERROR_HOST_ALLOC, not an abort.
 export CK_FORK=no ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1
 export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E 'install_consumer|scripts_' -LE interposes-malloc "$@"
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)" -E 'install_consumer|scripts_|perf_tables|docs_links' -LE interposes-malloc "$@"
