@@ -166,7 +166,7 @@ START_TEST(complex_real_blocks)
   }
   if (real_block_cases[_i].indefinite) {
     for (int i = 0; i < pc[0].n; i++)
-      store[0][2 * (4 * (size_t)pc[0].n + i)] *= i % 2 ? -1.0 : 1.0;
+      store[0][2 * (2 * (size_t)pc[0].n + i)] *= i % 2 ? -1.0 : 1.0; /* m_diag */
     pc[0].m_off = NULL;
   }
   const double shift[2] = {o.shift[0], 0.0};
