@@ -32,6 +32,8 @@ a table reads,
   D-precision  pscr-precision CSV (precision.csv): float against double
   D-baselines  pscr-baselines CSV (baselines.csv): pscr CPU against FFTW
   D-gpu-once   pscr-gpu-once results (gpu-once.csv): float against double
+  D-threads    bench-threads.sh (threads.csv): one thread against the default
+               team, idle and loaded
 and also
   runs         every current run: folder, files, tool, commit, date
   readme       the README's one table: pscr (double, float) against its
@@ -345,6 +347,29 @@ def baselines_table(results, dev):
     return caption(results, dev, "baselines.csv") + " " + note + "\n\n" + table(head, body)
 
 
+def threads_table(results, dev):
+    rows, _ = read_csv(os.path.join(results, dev, "threads.csv"))
+    get = {(r["n"], r["load"], r["threads"]): r for r in rows}
+    body = []
+    for n in dict.fromkeys(r["n"] for r in rows):
+        t = {(load, th): num(get[(n, load, th)]["median_s"])
+             for load in ("idle", "loaded") for th in ("1", "default")
+             if (n, load, th) in get}
+        if len(t) != 4:
+            continue
+        its = get[(n, "idle", "1")]["iterations"]
+        body.append((f"{n}^2", its, sig(t[("idle", "1")]), sig(t[("idle", "default")]),
+                     ratio(t[("idle", "default")] / t[("idle", "1")]),
+                     sig(t[("loaded", "1")]), sig(t[("loaded", "default")]),
+                     ratio(t[("loaded", "default")] / t[("loaded", "1")])))
+    note = ("pscr-pcg --no-cg (one pscr solve per PCG iteration), seconds of the whole PCG "
+            "solve, median of the runs; default: the default team (all cores); loaded: one "
+            "other process keeps a core busy. default / 1 below 1: the team is faster.")
+    head = ("n", "PCG iterations", "idle, 1 thread s", "idle, default s", "default / 1",
+            "loaded, 1 thread s", "loaded, default s", "default / 1")
+    return caption(results, dev, "threads.csv") + " " + note + "\n\n" + table(head, body)
+
+
 def runs_table(results):
     body = []
     for dev in devices(results):
@@ -403,7 +428,7 @@ def readme_table(results):
 KINDS = (("bench", "bench.csv", bench_table), ("roofline", "roofline.csv", roofline_table),
          ("peers", "roofline.csv", peers_table), ("precision", "precision.csv", precision_table),
          ("baselines", "baselines.csv", baselines_table),
-         ("gpu-once", "gpu-once.csv", gpu_once_table))
+         ("gpu-once", "gpu-once.csv", gpu_once_table), ("threads", "threads.csv", threads_table))
 
 
 def devices(results):

@@ -185,6 +185,8 @@ typedef struct pscr_pencil {
     "eigenvector stage: never split the spectrum in two parts")                \
   X(PSCR_FLAG_EIGEN_SPLIT_ALWAYS, 1u << 5, "eigen-split-always",               \
     "eigenvector stage: split the spectrum wherever a window boundary exists") \
+  X(PSCR_FLAG_CPU_FIXED_TEAM, 1u << 6, "cpu-fixed-team",                       \
+    "CPU solves: always the team the work gives, never one thread by timing")  \
   X(PSCR_FLAG_CUDA_NO_TOEPLITZ, 1u << 8, "cuda-no-toeplitz",                   \
     "CUDA level 3: load the last factors per row, never from Toeplitz row classes") \
   X(PSCR_FLAG_CUDA_NO_PIVOT_TABLE, 1u << 9, "cuda-no-pivot-table",             \

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "plan.h"
+#include "team.h"
 
 /* Eigenpairs solved together in interleaved lanes by the level-3 Thomas solver. */
 #define PSCR_LANES 4
@@ -32,6 +33,7 @@ typedef struct pscr_cpu_ws {
   size_t thomas_stride;
   pscr_cpu_failure fail;
   int fail_claim; /* a thread has written fail (record_failure) */
+  pscr_team_choice team; /* threads of each solve (team.h) */
 } pscr_cpu_ws;
 
 #include "scalar_real.h"
@@ -87,19 +89,28 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
     ws->thr_buf[d] = base + thr_off[d] * es;
   }
   ws->thomas_buf = base + thomas_off * es;
+  /* The vector passes once per level of dimension 1, forward and back. */
+  pscr_team_choice_init(&ws->team, (double)p->total * (2.0 * p->lv[0].k - 1.0), p->nthreads,
+                        (p->opts.flags & PSCR_FLAG_CPU_FIXED_TEAM) != 0);
   p->host_bytes += total * es;
   return PSCR_SUCCESS;
 }
 
 static pscr_status pscr_cpu_solve(pscr_plan *p, const void *f, void *u)
 {
+  pscr_cpu_ws *ws = p->backend_data;
+  const int which = pscr_team_choice_pick(&ws->team), nt = ws->team.size[which];
+  const double t0 = omp_get_wtime();
+  pscr_status st;
   switch (p->dtype) {
-  case PSCR_R64: return cpu_solve_d(p, f, u);
-  case PSCR_C64: return cpu_solve_z(p, f, u);
-  case PSCR_R32: return cpu_solve_s(p, f, u);
-  case PSCR_C32: return cpu_solve_c(p, f, u);
+  case PSCR_R64: st = cpu_solve_d(p, f, u, nt); break;
+  case PSCR_C64: st = cpu_solve_z(p, f, u, nt); break;
+  case PSCR_R32: st = cpu_solve_s(p, f, u, nt); break;
+  case PSCR_C32: st = cpu_solve_c(p, f, u, nt); break;
+  default: return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown dtype %d", (int)p->dtype);
   }
-  return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown dtype %d", (int)p->dtype);
+  pscr_team_choice_record(&ws->team, which, omp_get_wtime() - t0);
+  return st;
 }
 
 /*

@@ -101,7 +101,7 @@ static void PSCR_SUF(coupling)(const pscr_plan *p, int d, PSCR_SCALAR c, int j, 
 }
 
 static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
-                               int owner);
+                               int owner, int nt);
 
 /*
  * A group of g <= lanes eigenpairs of one block, e0 .. e0+g-1 (eqs. 25-29):
@@ -142,7 +142,7 @@ static inline int PSCR_SUF(group_run)(const pscr_plan *p, int d, const PSCR_SUF(
                            (PSCR_SCALAR *)ws->thomas_buf + (size_t)owner * ws->thomas_stride,
                            lanes);
   else
-    bad = PSCR_SUF(solve_dim)(p, d + 1, G->shift[0], r, owner); /* lanes == 1 */
+    bad = PSCR_SUF(solve_dim)(p, d + 1, G->shift[0], r, owner, 1); /* lanes == 1 */
   for (int o = 0; o < G->nout; o++) {
     PSCR_SCALAR *restrict out = G->out[o];
     for (size_t t = 0; t < S; t++) {
@@ -261,113 +261,191 @@ static PSCR_SCALAR *PSCR_SUF(thread_buf)(const pscr_cpu_ws *ws, int d, int me)
   return (PSCR_SCALAR *)ws->thr_buf[d] + (size_t)me * ws->thr_stride[d];
 }
 
+/* The phases of one level (solve_dim): its work items, the sums of each
+   block's items, the couplings; `me` is the thread whose scratch is used. */
+typedef struct PSCR_SUF(level_ctx) {
+  const pscr_plan *p;
+  const pscr_cpu_ws *ws;
+  const pscr_level *L;
+  int d, i, n;
+  PSCR_SCALAR c, *x, *items;
+  size_t S, IS;
+} PSCR_SUF(level_ctx);
+
+/* Forward reduction, item it of level i: its L_B, R_B partial sums. */
+static int PSCR_SUF(fwd_item)(const PSCR_SUF(level_ctx) * C, int it, int me)
+{
+  const size_t S = C->S;
+  PSCR_SCALAR *r = PSCR_SUF(thread_buf)(C->ws, C->d, me);
+  const pscr_item *item = &C->L->items[it];
+  PSCR_SCALAR *lr[2] = {C->items + (size_t)it * C->IS, C->items + (size_t)it * C->IS + S};
+  memset(lr[0], 0, 2 * S * sizeof *lr[0]);
+  return PSCR_SUF(item)(C->p, C->d, C->i, C->c, &C->L->blocks[item->block], item, C->x, NULL,
+                        NULL, lr, 0, r, me);
+}
+
+/* Sum the items of block b into its first item's buffers (in item order:
+   the same bits for any number of threads). `nacc`: sums per item. */
+static void PSCR_SUF(block_sum)(const PSCR_SUF(level_ctx) * C, int b, size_t nacc)
+{
+  const pscr_level *L = C->L;
+  PSCR_SCALAR *acc = C->items + (size_t)L->block_item0[b] * C->IS;
+  for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
+    const PSCR_SCALAR *part = C->items + (size_t)it * C->IS;
+    for (size_t t = 0; t < nacc * C->S; t++)
+      acc[t] += part[t];
+  }
+}
+
+/* F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for the q-th j of J_i (eq. 27). */
+static void PSCR_SUF(fwd_couple)(const PSCR_SUF(level_ctx) * C, int q, int me)
+{
+  const pscr_level *L = C->L;
+  const size_t S = C->S;
+  PSCR_SCALAR *r = PSCR_SUF(thread_buf)(C->ws, C->d, me);
+  PSCR_SCALAR *mass = r + (PSCR_LANES + 2) * S, *stiff = mass + S;
+  const int j = L->j[q];
+  PSCR_SCALAR *xj = C->x + (size_t)j * S;
+  if (L->jleft[q] >= 0) {
+    const PSCR_SCALAR *rb = C->items + (size_t)L->block_item0[L->jleft[q]] * C->IS + S;
+    PSCR_SUF(coupling)(C->p, C->d, C->c, j, j - 1, rb, xj, 1, mass, stiff);
+  }
+  if (L->jright[q] >= 0) {
+    const PSCR_SCALAR *lb = C->items + (size_t)L->block_item0[L->jright[q]] * C->IS;
+    PSCR_SUF(coupling)(C->p, C->d, C->c, j, j + 1, lb, xj, 1, mass, stiff);
+  }
+}
+
+/* Back substitution, item it of level i: gL, gR, then its share of u on D(B). */
+static int PSCR_SUF(back_item)(const PSCR_SUF(level_ctx) * C, int it, int me)
+{
+  const size_t S = C->S;
+  PSCR_SCALAR *r = PSCR_SUF(thread_buf)(C->ws, C->d, me);
+  PSCR_SCALAR *gl = r + PSCR_LANES * S, *gr = gl + S, *mass = gr + S, *stiff = mass + S;
+  const pscr_item *item = &C->L->items[it];
+  const pscr_block *B = &C->L->blocks[item->block];
+  PSCR_SCALAR *acc = C->items + (size_t)it * C->IS;
+  PSCR_SCALAR *outs[PSCR_D_MAX] = {acc, acc + S, acc + 2 * S, B->nd > 3 ? acc + 3 * S : NULL};
+  memset(acc, 0, (size_t)B->nd * S * sizeof *acc);
+  const int has_l = B->first > 0, has_r = B->last < C->n - 1;
+  if (has_l)
+    PSCR_SUF(coupling)(C->p, C->d, C->c, B->first, B->first - 1,
+                       C->x + (size_t)(B->first - 1) * S, gl, 0, mass, stiff);
+  if (has_r)
+    PSCR_SUF(coupling)(C->p, C->d, C->c, B->last, B->last + 1,
+                       C->x + (size_t)(B->last + 1) * S, gr, 0, mass, stiff);
+  return PSCR_SUF(item)(C->p, C->d, C->i, C->c, B, item, C->x, has_l ? gl : NULL,
+                        has_r ? gr : NULL, outs, 1, r, me);
+}
+
+/* u on D(B) of block b: its items' sums (every F_s of the level has been
+   read by then, so u_s may replace it). */
+static void PSCR_SUF(back_store)(const PSCR_SUF(level_ctx) * C, int b)
+{
+  const pscr_level *L = C->L;
+  const pscr_block *B = &L->blocks[b];
+  const size_t S = C->S;
+  for (int q = 0; q < B->nd; q++) {
+    PSCR_SCALAR *u = C->x + (size_t)B->d[q] * S;
+    const PSCR_SCALAR *a0 = C->items + (size_t)L->block_item0[b] * C->IS + (size_t)q * S;
+    memcpy(u, a0, S * sizeof *u);
+    for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
+      const PSCR_SCALAR *a = C->items + (size_t)it * C->IS + (size_t)q * S;
+      for (size_t t = 0; t < S; t++)
+        u[t] += a[t];
+    }
+  }
+}
+
 /*
  * Solve (A_d (x) Mrest + M_d (x) (Arest + c Mrest)) x = f in place along
- * dimension d. d == 0 runs its levels in parallel; deeper dimensions run in
- * the calling thread `owner` with that thread's workspace.
+ * dimension d. Dimension 0 runs on a team of `nt` threads in one parallel
+ * region, its phases separated by pscr_team_wait (team.h says why not
+ * OpenMP's barriers); the work items of a phase go to the threads as they
+ * come (an atomic counter), blocks and couplings in fixed shares. Deeper
+ * dimensions run in the calling thread `owner` with that thread's
+ * workspace. The result does not depend on the thread count: every item
+ * writes its own buffers and sums are added in item order.
  */
 static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
-                               int owner)
+                               int owner, int nt)
 {
   const pscr_cpu_ws *ws = p->backend_data;
   const pscr_levels *lv = &p->lv[d];
-  const size_t S = pscr_plan_slab(p, d);
-  const int n = p->n[d], top = d == 0;
+  const int top = d == 0, k = lv->k;
+  PSCR_SUF(level_ctx) C0 = {p, ws, NULL, d, 0, p->n[d], c, x, NULL, pscr_plan_slab(p, d), 0};
   /* Each work item's partial sums: IS = pscr_item_sums slabs. */
-  const size_t IS = (size_t)pscr_item_sums(lv) * S;
-  PSCR_SCALAR *items =
-      (PSCR_SCALAR *)ws->item_buf[d] + (size_t)(top ? 0 : owner) * ws->item_stride[d];
+  C0.IS = (size_t)pscr_item_sums(lv) * C0.S;
+  C0.items = (PSCR_SCALAR *)ws->item_buf[d] + (size_t)(top ? 0 : owner) * ws->item_stride[d];
   int bad = 0;
 
-  /* Forward reduction, levels 1..k-1: L_B, R_B per block, then F_j updates. */
-  for (int i = 1; i < lv->k; i++) {
-    const pscr_level *L = &lv->level[i - 1];
-#pragma omp parallel num_threads(p->nthreads) if (top) reduction(| : bad)
-    {
-      const int me = top ? omp_get_thread_num() : owner;
-      PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me);
-      PSCR_SCALAR *mass = r + (PSCR_LANES + 2) * S, *stiff = mass + S;
-#pragma omp for schedule(dynamic, 1)
-      for (int it = 0; it < L->nitems; it++) {
-        const pscr_item *item = &L->items[it];
-        PSCR_SCALAR *lr[2] = {items + (size_t)it * IS, items + (size_t)it * IS + S};
-        memset(lr[0], 0, 2 * S * sizeof *lr[0]);
-        bad |= PSCR_SUF(item)(p, d, i, c, &L->blocks[item->block], item, x, NULL, NULL, lr, 0,
-                              r, me);
-      }
-      /* Sum the items of each block into its first item's buffers. */
-#pragma omp for schedule(static)
-      for (int b = 0; b < L->nblocks; b++) {
-        PSCR_SCALAR *acc = items + (size_t)L->block_item0[b] * IS;
-        for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
-          const PSCR_SCALAR *part = items + (size_t)it * IS;
-          for (size_t t = 0; t < 2 * S; t++)
-            acc[t] += part[t];
-        }
-      }
-      /* F_j -= T(j, j-1) R_{B-} + T(j, j+1) L_{B+} for j in J_i. */
-#pragma omp for schedule(static)
-      for (int q = 0; q < L->nj; q++) {
-        int j = L->j[q];
-        PSCR_SCALAR *xj = x + (size_t)j * S;
-        if (L->jleft[q] >= 0) {
-          const PSCR_SCALAR *rb = items + (size_t)L->block_item0[L->jleft[q]] * IS + S;
-          PSCR_SUF(coupling)(p, d, c, j, j - 1, rb, xj, 1, mass, stiff);
-        }
-        if (L->jright[q] >= 0) {
-          const PSCR_SCALAR *lb = items + (size_t)L->block_item0[L->jright[q]] * IS;
-          PSCR_SUF(coupling)(p, d, c, j, j + 1, lb, xj, 1, mass, stiff);
-        }
-      }
+  if (!top || nt <= 1) {
+    const int me = top ? 0 : owner;
+    for (int i = 1; i < k; i++) {
+      PSCR_SUF(level_ctx) C = C0;
+      C.L = &lv->level[i - 1];
+      C.i = i;
+      for (int it = 0; it < C.L->nitems; it++)
+        bad |= PSCR_SUF(fwd_item)(&C, it, me);
+      for (int b = 0; b < C.L->nblocks; b++)
+        PSCR_SUF(block_sum)(&C, b, 2);
+      for (int q = 0; q < C.L->nj; q++)
+        PSCR_SUF(fwd_couple)(&C, q, me);
     }
+    for (int i = k; i >= 1; i--) {
+      PSCR_SUF(level_ctx) C = C0;
+      C.L = &lv->level[i - 1];
+      C.i = i;
+      for (int it = 0; it < C.L->nitems; it++)
+        bad |= PSCR_SUF(back_item)(&C, it, me);
+      for (int b = 0; b < C.L->nblocks; b++)
+        PSCR_SUF(back_store)(&C, b);
+    }
+    return bad;
   }
 
-  /* Back substitution, levels k..1: u on D(B) from the partial solutions. */
-  for (int i = lv->k; i >= 1; i--) {
-    const pscr_level *L = &lv->level[i - 1];
-#pragma omp parallel num_threads(p->nthreads) if (top) reduction(| : bad)
-    {
-      const int me = top ? omp_get_thread_num() : owner;
-      PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me);
-      PSCR_SCALAR *gl = r + PSCR_LANES * S, *gr = gl + S, *mass = gr + S, *stiff = mass + S;
-#pragma omp for schedule(dynamic, 1)
-      for (int it = 0; it < L->nitems; it++) {
-        const pscr_item *item = &L->items[it];
-        const pscr_block *B = &L->blocks[item->block];
-        PSCR_SCALAR *acc = items + (size_t)it * IS;
-        PSCR_SCALAR *outs[PSCR_D_MAX] = {acc, acc + S, acc + 2 * S, B->nd > 3 ? acc + 3 * S : NULL};
-        memset(acc, 0, (size_t)B->nd * S * sizeof *acc);
-        const int has_l = B->first > 0, has_r = B->last < n - 1;
-        if (has_l)
-          PSCR_SUF(coupling)(p, d, c, B->first, B->first - 1, x + (size_t)(B->first - 1) * S,
-                             gl, 0, mass, stiff);
-        if (has_r)
-          PSCR_SUF(coupling)(p, d, c, B->last, B->last + 1, x + (size_t)(B->last + 1) * S, gr,
-                             0, mass, stiff);
-        bad |= PSCR_SUF(item)(p, d, i, c, B, item, x, has_l ? gl : NULL, has_r ? gr : NULL,
-                              outs, 1, r, me);
-      }
-      /* Every F_s of the level has been read: now u_s may replace it. */
-#pragma omp for schedule(static)
-      for (int b = 0; b < L->nblocks; b++) {
-        const pscr_block *B = &L->blocks[b];
-        for (int q = 0; q < B->nd; q++) {
-          PSCR_SCALAR *u = x + (size_t)B->d[q] * S;
-          const PSCR_SCALAR *a0 = items + (size_t)L->block_item0[b] * IS + (size_t)q * S;
-          memcpy(u, a0, S * sizeof *u);
-          for (int it = L->block_item0[b] + 1; it < L->block_item0[b + 1]; it++) {
-            const PSCR_SCALAR *a = items + (size_t)it * IS + (size_t)q * S;
-            for (size_t t = 0; t < S; t++)
-              u[t] += a[t];
-          }
-        }
-      }
+  /* One counter per pass hands out its work items: forward levels at
+     1..k-1, back levels at k..2k-1 (k <= 16 for n < 2^31). */
+  enum { MAX_PASSES = 64 };
+  _Atomic int next[MAX_PASSES];
+  for (int q = 0; q < MAX_PASSES; q++)
+    atomic_init(&next[q], 0);
+  pscr_team_barrier bar;
+  pscr_team_init(&bar);
+#pragma omp parallel num_threads(nt) reduction(| : bad)
+  {
+    const int me = omp_get_thread_num(), nth = omp_get_num_threads();
+    for (int i = 1; i < k; i++) {
+      PSCR_SUF(level_ctx) C = C0;
+      C.L = &lv->level[i - 1];
+      C.i = i;
+      for (int it; (it = atomic_fetch_add(&next[i], 1)) < C.L->nitems;)
+        bad |= PSCR_SUF(fwd_item)(&C, it, me);
+      pscr_team_wait(&bar, nth);
+      for (int b = me * C.L->nblocks / nth; b < (me + 1) * C.L->nblocks / nth; b++)
+        PSCR_SUF(block_sum)(&C, b, 2);
+      pscr_team_wait(&bar, nth);
+      for (int q = me * C.L->nj / nth; q < (me + 1) * C.L->nj / nth; q++)
+        PSCR_SUF(fwd_couple)(&C, q, me);
+      pscr_team_wait(&bar, nth);
+    }
+    for (int i = k; i >= 1; i--) {
+      PSCR_SUF(level_ctx) C = C0;
+      C.L = &lv->level[i - 1];
+      C.i = i;
+      for (int it; (it = atomic_fetch_add(&next[k + i - 1], 1)) < C.L->nitems;)
+        bad |= PSCR_SUF(back_item)(&C, it, me);
+      pscr_team_wait(&bar, nth);
+      for (int b = me * C.L->nblocks / nth; b < (me + 1) * C.L->nblocks / nth; b++)
+        PSCR_SUF(back_store)(&C, b);
+      pscr_team_wait(&bar, nth);
     }
   }
   return bad;
 }
 
-static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
+/* nt: the team of this solve (cpu_solve.c picks it by timing, team.h). */
+static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u, int nt)
 {
   PSCR_SCALAR *x = u;
   if (u != f)
@@ -380,7 +458,7 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
   ws->fail.set = 0;
   ws->fail_claim = 0;
   const char *why = NULL;
-  if (PSCR_SUF(solve_dim)(p, 0, c, x, 0)) {
+  if (PSCR_SUF(solve_dim)(p, 0, c, x, 0, nt)) {
     const pscr_cpu_failure *F = &ws->fail;
     for (size_t t = 0; t < p->total; t++)
       x[t] = NAN;
@@ -394,7 +472,7 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u)
        still overflow: a success always carries a finite u (O(N), cheap
        beside the O(N log N) solve). */
     int finite = 1;
-#pragma omp parallel for num_threads(p->nthreads) reduction(& : finite) schedule(static)
+#pragma omp parallel for num_threads(nt) if (nt > 1) reduction(& : finite) schedule(static)
     for (size_t t = 0; t < p->total; t++)
       finite &= PSCR_IS_FINITE(x[t]);
     if (!finite)

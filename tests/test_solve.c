@@ -517,6 +517,55 @@ START_TEST(deterministic_across_threads)
 }
 END_TEST
 
+/* The CPU solve's team (src/team.c): problems big enough for a team of
+   2 or 3 (work >= 2 x 262144 unknown-levels: 2D 600 x 100, 9 passes; 3D
+   64 x 33 x 40, 7 passes) give bitwise the u of one thread with teams of
+   2 and 3 (PSCR_FLAG_CPU_FIXED_TEAM), and the timed choice between one
+   thread and the team (no flag) repeats it bitwise over 18 solves, a probe
+   of the other candidate included. */
+START_TEST(team_bitwise)
+{
+  static const int sizes[2][3] = {{600, 100, 1}, {64, 33, 40}};
+  op o;
+  make_op(&o, _i == 0 ? HELMHOLTZ : RANDOM_SPD, _i == 0 ? 2 : 3, sizes[_i], 13);
+  const size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9), *u1 = malloc(N * es), *u = malloc(N * es);
+  ck_assert(f && u1 && u);
+  for (int threads = 1; threads <= 3; threads++) {
+    pscr_options opts;
+    pscr_options_init(&opts);
+    opts.backend = PSCR_BACKEND_CPU;
+    opts.num_threads = threads;
+    opts.flags = PSCR_FLAG_CPU_FIXED_TEAM;
+    pscr_plan *plan;
+    ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, &opts),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, f, threads == 1 ? u1 : u), PSCR_SUCCESS);
+    if (threads > 1)
+      ck_assert_msg(memcmp(u1, u, N * es) == 0, "case %d: %d threads differ from one", _i,
+                    threads);
+    pscr_plan_destroy(plan);
+  }
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  opts.num_threads = 2;
+  pscr_plan *plan;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, &opts),
+                   PSCR_SUCCESS);
+  for (int r = 0; r < 18; r++) {
+    memset(u, 0, N * es);
+    ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+    ck_assert_msg(memcmp(u1, u, N * es) == 0, "case %d: timed team, solve %d differs", _i, r);
+  }
+  pscr_plan_destroy(plan);
+  free(f);
+  free(u1);
+  free(u);
+  op_free(&o);
+}
+END_TEST
+
 START_TEST(linearity)
 {
   /* solve(a f + b g) = a solve(f) + b solve(g) up to rounding (FFTW verify). */
@@ -712,6 +761,10 @@ static Suite *solve_suite(void)
   tcase_add_loop_test(tc, deterministic_across_threads, 0, 2);
   tcase_add_loop_test(tc, badly_scaled, 0, 10);
   tcase_add_test(tc, two_plans_two_threads);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("threads");
+  tcase_set_timeout(tc, 600);
+  tcase_add_loop_test(tc, team_bitwise, 0, 2);
   suite_add_tcase(s, tc);
   tc = tcase_create("convergence");
   tcase_set_timeout(tc, 600);
