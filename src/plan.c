@@ -562,8 +562,17 @@ static pscr_status pscr_select_backend(pscr_plan *p)
   if (want == PSCR_BACKEND_CUDA) {
     if (!cuda)
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "this build has no CUDA backend");
-    if (pscr_cuda_device_count() <= p->opts.device)
-      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no CUDA device %d", p->opts.device);
+    /* "no CUDA device" first: the runtime's own text ("CUDA driver version
+       is insufficient for CUDA runtime version") only says why. */
+    const char *err = NULL;
+    const int count = pscr_cuda_device_count(&err);
+    if (count == 0)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no CUDA device (cudaGetDeviceCount: %s)",
+                        err ? err : "0 devices");
+    if (count <= p->opts.device)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
+                        "no CUDA device %d (cudaGetDeviceCount: %d device%s)", p->opts.device,
+                        count, count == 1 ? "" : "s");
     if (cuda->accepts && !cuda->accepts(p, why, sizeof why))
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", why);
     p->backend = PSCR_BACKEND_CUDA;
@@ -571,7 +580,7 @@ static pscr_status pscr_select_backend(pscr_plan *p)
     return PSCR_SUCCESS;
   }
   /* AUTO: the device where there is one and it takes the problem, else the CPU. */
-  if (want == PSCR_BACKEND_AUTO && cuda && pscr_cuda_device_count() > p->opts.device &&
+  if (want == PSCR_BACKEND_AUTO && cuda && pscr_cuda_device_count(NULL) > p->opts.device &&
       (!cuda->accepts || cuda->accepts(p, why, sizeof why))) {
     p->backend = PSCR_BACKEND_CUDA;
     p->ops = cuda;
