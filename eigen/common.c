@@ -12,16 +12,14 @@ const char *pscr_eigen_last_error(void) { return eig_detail; }
 
 void pscr_eig_error_clear(void) { eig_detail[0] = '\0'; }
 
-pscr_status pscr_eig_error(pscr_status status, const char *file, int line, const char *fmt, ...)
+pscr_status pscr_eig_error(pscr_status status, const char *fmt, ...)
 {
   if (status == PSCR_SUCCESS)
     return status;
   va_list ap;
   va_start(ap, fmt);
-  int used = vsnprintf(eig_detail, EIG_DETAIL_MAX, fmt, ap);
+  vsnprintf(eig_detail, EIG_DETAIL_MAX, fmt, ap);
   va_end(ap);
-  if (used >= 0 && used < EIG_DETAIL_MAX - 1)
-    snprintf(eig_detail + used, (size_t)(EIG_DETAIL_MAX - used), " [%s:%d]", file, line);
   return status;
 }
 
@@ -40,13 +38,13 @@ pscr_status pscr_eig_config(const pscr_eigen_config *cfg, pscr_eigen_config *out
   if (!cfg)
     return PSCR_SUCCESS;
   if (cfg->lanes != 0 && cfg->lanes != 1)
-    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: config lanes = %d is not 0 or 1",
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "config lanes is %d, not 0 or 1",
                      cfg->lanes);
   if (cfg->team < -1 || cfg->team > 1)
-    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: config team = %d is not -1, 0 or 1",
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "config team is %d, not -1, 0 or 1",
                      cfg->team);
   if (cfg->split < -1 || cfg->split > 1)
-    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: config split = %d is not -1, 0 or 1",
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "config split is %d, not -1, 0 or 1",
                      cfg->split);
   *out = *cfg;
   return PSCR_SUCCESS;

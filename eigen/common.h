@@ -28,16 +28,18 @@ static inline double complex eig_cmplx(double re, double im)
 /*
  * Record a detail message for the calling thread (pscr_eigen_last_error)
  * and return status unchanged, so that call sites read
- *     return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: n = %d", n);
- * The source location follows the message, as in the library's own
- * messages. PSCR_SUCCESS records nothing.
+ *     return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "order n is %d, must be >= 1", n);
+ * The plan (src/plan.c) passes the message on to pscr_last_error with the
+ * block's place after it, so the rules of the library's messages (error.h)
+ * hold here: the cause first, no source location. PSCR_SUCCESS records
+ * nothing.
  */
-pscr_status pscr_eig_error(pscr_status status, const char *file, int line, const char *fmt, ...)
+pscr_status pscr_eig_error(pscr_status status, const char *fmt, ...)
 #if defined(__GNUC__)
-    __attribute__((format(printf, 4, 5)))
+    __attribute__((format(printf, 2, 3)))
 #endif
     ;
-#define EIG_ERROR(status, ...) pscr_eig_error((status), __FILE__, __LINE__, __VA_ARGS__)
+#define EIG_ERROR(status, ...) pscr_eig_error((status), __VA_ARGS__)
 
 /* Clear the calling thread's detail message (start of every entry point). */
 void pscr_eig_error_clear(void);

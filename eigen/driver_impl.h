@@ -37,26 +37,24 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
 {
   pscr_eig_error_clear();
   if (n < 1)
-    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: order n = %d must be >= 1", n);
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "order n is %d, must be >= 1", n);
   if (!a_diag || !m_diag || !lambda || (n > 1 && !a_off))
-    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE,
-                     "eigen: NULL array (a_diag %p, a_off %p, m_diag %p, lambda %p)",
-                     (const void *)a_diag, (const void *)a_off, (const void *)m_diag,
-                     (const void *)lambda);
+    return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL",
+                     !a_diag ? "a_diag" : !m_diag ? "m_diag" : !lambda ? "lambda" : "a_off");
   if (w) {
     if (nsel < 1 || nsel > n)
-      return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: nsel = %d not in 1..%d", nsel, n);
+      return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "nsel is %d, not in 1..%d", nsel, n);
     if (!sel && nsel != n)
       return EIG_ERROR(PSCR_ERROR_INVALID_VALUE,
-                       "eigen: sel is NULL (all rows) but nsel = %d != n = %d", nsel, n);
+                       "sel is NULL (all rows) but nsel is %d, not n = %d", nsel, n);
     for (int t = 0; sel && t < nsel; t++)
       if (sel[t] < 0 || sel[t] >= n)
-        return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "eigen: sel[%d] = %d not in 0..%d", t,
+        return EIG_ERROR(PSCR_ERROR_INVALID_VALUE, "sel[%d] is %d, not in 0..%d", t,
                          sel[t], n - 1);
   }
   if (!EIG(all_finite)(n, a_diag) || !EIG(all_finite)(n - 1, a_off) ||
       !EIG(all_finite)(n, m_diag) || (m_off && !EIG(all_finite)(n - 1, m_off)))
-    return EIG_ERROR(PSCR_ERROR_NON_FINITE, "eigen: NaN or Inf in the pencil (order %d)", n);
+    return EIG_ERROR(PSCR_ERROR_NON_FINITE, "the pencil (order %d) has a NaN or Inf entry", n);
   if (m_off && n == 1)
     m_off = NULL;
 
@@ -71,7 +69,7 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
    * reversed tail. */
   EIG_T *buf = malloc((size_t)11 * (size_t)n * sizeof(EIG_T));
   if (!buf)
-    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for order %d", n);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the workspace of order %d", n);
   EIG_T *d = buf, *p = buf + n, *dn = buf + 2 * (size_t)n, *pn = buf + 3 * (size_t)n;
   EIG_T *ad = buf + 4 * (size_t)n, *ao = buf + 5 * (size_t)n;
 
@@ -121,8 +119,8 @@ static pscr_status EIG(eigen)(int n, const EIG_T *a_diag, const EIG_T *a_off,
   if (st != PSCR_SUCCESS)
     goto out;
   if (!EIG(all_finite)(n, d)) {
-    st = EIG_ERROR(PSCR_ERROR_EIGEN_FAILED, "eigen: LR produced non-finite eigenvalues "
-                                             "(order %d)", n);
+    st = EIG_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                   "LR iteration produced non-finite eigenvalues (order %d)", n);
     goto out;
   }
   qsort(d, (size_t)n, sizeof(EIG_T), EIG(compare));

@@ -306,8 +306,8 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
   const double eps = DBL_EPSILON, tsafe = tnorm > 0.0 ? tnorm : 1.0;
   EIG_T *lambda0 = malloc((size_t)n * sizeof(EIG_T));
   if (!lambda0)
-    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
-                     n);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC,
+                     "cannot allocate inverse iteration's workspace (n = %d)", n);
   memcpy(lambda0, lambda, (size_t)n * sizeof(EIG_T));
   EIG(ictx) cx = {n, nsel, ad, ao, md, mo, lambda, w, lambda0, sel, anorm, mnorm, tnorm,
                   EIG_CLUSTER_TOL * tnorm / n,
@@ -321,8 +321,8 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
   int ok = EIG(vectors_pipeline)(&cx, &fail, &refined);
   free(lambda0);
   if (!ok)
-    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen: no memory for inverse iteration (n = %d)",
-                     n);
+    return EIG_ERROR(PSCR_ERROR_HOST_ALLOC,
+                     "cannot allocate inverse iteration's workspace (n = %d)", n);
   switch (fail.kind) {
   case 0:
     break;
@@ -341,7 +341,8 @@ static pscr_status EIG(inverse_iteration)(int n, const EIG_T *ad, const EIG_T *a
                      creal(fail.s), cimag(fail.s));
   default:
     return EIG_ERROR(PSCR_ERROR_HOST_ALLOC,
-                     "eigen: no memory for inverse iteration (n = %d, window %d)", n, fail.j);
+                     "cannot allocate inverse iteration's workspace (n = %d, window %d)", n,
+                     fail.j);
   }
 
   /* Refined eigenvalues may have swapped places: restore the documented

@@ -5,17 +5,47 @@
 
 #include <cuda_runtime.h>
 
+#include <string.h>
+
 extern "C" {
 #include "error.h"
 }
 
-// Any CUDA error -> PSCR_ERROR_DEVICE with the failing call in the message.
+// The message of a failed CUDA call: the runtime's text (the cause) first,
+// then the CUDA runtime function that failed ("out of memory (cudaMallocHost
+// of 65536 bytes)"). Where the check is on a variable holding an earlier
+// call's result, or on one of the backend's own helpers, that expression
+// would mean nothing to a user: only a call that starts with "cuda" is named
+// (device allocations through the helper then say "cudaMalloc").
+static inline int pscr_cuda_call_len(const char *call)
+{
+  return strncmp(call, "cuda", 4) == 0 ? (int)strcspn(call, "(") : 0;
+}
+
+static inline pscr_status pscr_cuda_error(cudaError_t e, const char *call)
+{
+  const int len = pscr_cuda_call_len(call);
+  if (len > 0)
+    return pscr_error_set(PSCR_ERROR_DEVICE, "%s (%.*s)", cudaGetErrorString(e), len, call);
+  return pscr_error_set(PSCR_ERROR_DEVICE, "%s", cudaGetErrorString(e));
+}
+
+static inline pscr_status pscr_cuda_alloc_error(cudaError_t e, const char *call, size_t bytes)
+{
+  const pscr_status st =
+      e == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE;
+  const int len = pscr_cuda_call_len(call);
+  if (len > 0)
+    return pscr_error_set(st, "%s (%.*s of %zu bytes)", cudaGetErrorString(e), len, call, bytes);
+  return pscr_error_set(st, "%s (cudaMalloc of %zu bytes)", cudaGetErrorString(e), bytes);
+}
+
+// Any CUDA error -> PSCR_ERROR_DEVICE with the runtime's text.
 #define PSCR_CUDA_GOTO(st, label, call)                                                \
   do {                                                                                 \
     cudaError_t e_ = (call);                                                           \
     if (e_ != cudaSuccess) {                                                           \
-      (st) = pscr_error_set(PSCR_ERROR_DEVICE, __FILE__, __LINE__, "%s: %s", #call,     \
-                            cudaGetErrorString(e_));                                   \
+      (st) = pscr_cuda_error(e_, #call);                                               \
       goto label;                                                                      \
     }                                                                                  \
   } while (0)
@@ -26,10 +56,7 @@ extern "C" {
     cudaError_t e_ = (call);                                                           \
     if (e_ != cudaSuccess) {                                                           \
       cudaGetLastError(); /* clear it: an OOM is not sticky */                         \
-      (st) = pscr_error_set(e_ == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC   \
-                                                            : PSCR_ERROR_DEVICE,       \
-                            __FILE__, __LINE__, "cudaMalloc of %zu bytes: %s",         \
-                            (size_t)(what_bytes), cudaGetErrorString(e_));             \
+      (st) = pscr_cuda_alloc_error(e_, #call, (size_t)(what_bytes));                   \
       goto label;                                                                      \
     }                                                                                  \
   } while (0)

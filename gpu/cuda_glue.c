@@ -56,7 +56,8 @@ static pscr_status pscr_cuda_dim_fill(const pscr_plan *p, int d, pscr_cuda_dim_v
   D->eblk = malloc((lv->neig > 0 ? lv->neig : 1) * sizeof(int));
   D->jl = malloc((size_t)(D->njl > 0 ? D->njl : 1) * 3 * sizeof(int));
   if (!D->lvl || !D->blk || !D->eblk || !D->jl)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA level tables of dimension %d", d + 1);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CUDA level tables of dimension %d", d + 1);
   int blk0 = 0, j0 = 0;
   for (int i = 0; i < lv->k; i++) {
     const pscr_level *L = &lv->level[i];
@@ -178,7 +179,7 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
 {
   pscr_cuda_backend_data *b = calloc(1, sizeof *b);
   if (!b)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA backend data");
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CUDA backend data");
   p->backend_data = b;
   pscr_cuda_view v;
   pscr_status st = pscr_cuda_view_build(p, &v);

@@ -93,11 +93,11 @@ static pscr_status host_solve(State *s, int nrhs, const void *f, size_t ldf, voi
   // partitioned solver's sub-block pivots do), and then every u_r is NaN.
   if (s->pivots_bad && nrhs == 1)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
-                    "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot", s->ndim,
-                    s->ndim);
+                    "A%d + s M%d has a zero pivot for a shift s of the reduction: u is NaN",
+                    s->ndim, s->ndim);
   else if (s->pivots_bad)
     st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
-                    "a shifted tridiagonal subproblem (A%d + s M%d) has a zero pivot: u is NaN "
+                    "A%d + s M%d has a zero pivot for a shift s of the reduction: u is NaN "
                     "for all %d right-hand sides (the first is right-hand side 0)",
                     s->ndim, s->ndim, nrhs);
 out:

@@ -78,7 +78,8 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int fuse, 
   D->lfused = (int *)calloc((size_t)k, sizeof(int));
   *bitem = (int *)malloc((size_t)(V->nblk > 0 ? V->nblk : 1) * 2 * sizeof(int));
   if (!D->lit0 || !D->lnit || !D->ldirect || !D->lemax || !D->lfused || !*bitem)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items of dimension %d", d + 1);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CUDA reduction items of dimension %d", d + 1);
   size_t nitem = 0;
   for (int i = 0; i < V->k; i++) {
     const pscr_cuda_level_view &lv = V->lvl[i];
@@ -91,10 +92,11 @@ pscr_status build_items(State *s, int d, const pscr_cuda_dim_view *V, int fuse, 
     }
   }
   if (nitem > (size_t)INT_MAX / 3)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items: %zu items", nitem);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate %zu CUDA reduction items", nitem);
   *items = (int *)malloc((nitem > 0 ? nitem : 1) * 3 * sizeof(int));
   if (!*items)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA reduction items of dimension %d", d + 1);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CUDA reduction items of dimension %d", d + 1);
   int it = 0;
   for (int i = 0; i < V->k; i++) {
     const pscr_cuda_level_view &lv = V->lvl[i];
@@ -274,7 +276,7 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   *device_bytes = 0;
   State *s = (State *)calloc(1, sizeof *s);
   if (!s)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA backend state");
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CUDA backend state");
   s->device = v->device;
   s->cplx = v->is_complex;
   s->single = v->single;
@@ -312,9 +314,9 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   if (v->max_batch < 1 || (size_t)v->max_batch > (SIZE_MAX / 64) / v->total ||
       (v->ndim == 3 && (size_t)v->max_batch * (size_t)v->dim[0].max_ne > (size_t)INT_MAX)) {
     st = PSCR_ERROR(PSCR_ERROR_DEVICE_ALLOC,
-                    "max_batch %d: the batch workspace (max_batch * n1*n2%s elements) "
-                    "overflows the address space",
-                    v->max_batch, v->ndim == 3 ? "*n3" : "");
+                    "the batch workspace (max_batch * n1*n2%s elements) overflows the "
+                    "address space (max_batch %d)",
+                    v->ndim == 3 ? "*n3" : "", v->max_batch);
     goto fail;
   }
 
@@ -392,7 +394,8 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     D->njl = V->njl;
     D->lvl = (pscr_cuda_level_view *)malloc((size_t)(V->k > 0 ? V->k : 1) * sizeof *D->lvl);
     if (!D->lvl) {
-      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA level list of dimension %d", d + 1);
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CUDA level list of dimension %d", d + 1);
       goto fail;
     }
     memcpy(D->lvl, V->lvl, (size_t)V->k * sizeof *D->lvl);
@@ -429,8 +432,8 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
           cudaGetLastError();
           st = pscr_error_set(ce == cudaErrorMemoryAllocation ? PSCR_ERROR_DEVICE_ALLOC
                                                               : PSCR_ERROR_DEVICE,
-                              __FILE__, __LINE__, "CUDA reduction items: %s",
-                              cudaGetErrorString(ce));
+                              "%s (uploading the CUDA reduction items, %zu bytes)",
+                              cudaGetErrorString(ce), bi + bb);
         }
       }
       free(items);
@@ -468,7 +471,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     nmax = s->n[d] > nmax ? s->n[d] : nmax;
   char *stage = (char *)malloc(4 * (size_t)nmax * es);
   if (!stage)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA upload staging (%zu bytes)",
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CUDA upload staging (%zu bytes)",
                       4 * (size_t)nmax * es);
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   s->rows = s->rows_chosen; // new factors: probe_pivots decides again
@@ -489,7 +492,8 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     const size_t np = (size_t)P * M, n = (size_t)s->n[l];
     char *pf = (char *)calloc(4 * np, es);
     if (!pf) {
-      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA chunk-major factors (%zu bytes)", 4 * np * es);
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CUDA chunk-major factors (%zu bytes)", 4 * np * es);
       goto out;
     }
     const double one_d[2] = {1.0, 0.0};
@@ -528,7 +532,8 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
       const size_t bp = V->neig * (size_t)pscr_cuda::part_tab_stride(M) * es;
       void *ht = malloc(bp);
       if (!ht) {
-        st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA pivot table (%zu bytes)", bp);
+        st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                        "cannot allocate the CUDA pivot table (%zu bytes)", bp);
         goto out;
       }
       const bool md = s->part_mdiag != 0;
@@ -553,7 +558,8 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     const size_t b = (size_t)s->max_batch * es;
     char *cs = (char *)malloc(b);
     if (!cs) {
-      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CUDA batch shifts (%zu bytes)", b);
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CUDA batch shifts (%zu bytes)", b);
       goto out;
     }
     const float shift_s[2] = {(float)v->shift[0], (float)v->shift[1]};

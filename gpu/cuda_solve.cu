@@ -818,7 +818,7 @@ extern "C" pscr_status pscr_cuda_state_solve_profile(void *state, const void *f,
   prof.kind = (int *)calloc(cap, sizeof *prof.kind);
   size_t made = 0;
   if (!prof.ev || !prof.kind) {
-    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "%zu profiling events", cap);
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate %zu profiling events", cap);
     goto out;
   }
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
@@ -833,7 +833,8 @@ extern "C" pscr_status pscr_cuda_state_solve_profile(void *state, const void *f,
   PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(cs));
   if (prof.overflow || prof.n != cap) {
     st = PSCR_ERROR(PSCR_ERROR_DEVICE,
-                    "profiling: the solve made %s launches than the cost model's %zu",
+                    "the solve made %s launches than the cost model's %zu, which the profile "
+                    "relies on",
                     prof.overflow ? "more" : "fewer", launches);
     goto out;
   }

@@ -9,11 +9,19 @@ extern "C" {
 #include "cuda_view.h"
 }
 
-extern "C" int pscr_cuda_device_count(void)
+// Without a usable device the runtime fails here (no driver, a driver older
+// than the runtime, no device): its text goes to the caller, which leads
+// with "no CUDA device" and adds the text for whoever must fix the setup.
+extern "C" int pscr_cuda_device_count(const char **error)
 {
   int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+  if (error)
+    *error = nullptr;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess) {
     cudaGetLastError(); // clear the sticky "no device" error
+    if (error)
+      *error = cudaGetErrorString(e);
     return 0;
   }
   return count;

@@ -83,7 +83,9 @@ PSCR_EXTERN const char *pscr_status_string(pscr_status status);
 
 /**
  * @brief Detail message of the last error raised in the calling thread,
- *        e.g. "pencil 1: M is not positive definite: pivot 3 is -0.5".
+ *        e.g. "M1 is not positive definite: pivot 3 is -0.5": the specific
+ *        cause first, context after it in parentheses, no source location;
+ *        pscr_status_string() gives the status's generic text.
  * @return a thread-local string, "" when no error has been raised; valid
  *         until the next pscr call in the same thread.
  */

@@ -18,14 +18,14 @@
 #include "problems_impl.h"
 
 /* Every step finite (else NON_FINITE) and positive (else INVALID_VALUE). */
-static pscr_status check_steps(const char *fn, int nsteps, const double *h)
+static pscr_status check_steps(int nsteps, const double *h)
 {
   for (int i = 0; i < nsteps; i++) {
     if (!isfinite(h[i]))
-      return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "%s: mesh step h[%d] is %g", fn, i, h[i]);
+      return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "mesh step h[%d] is %g, not finite", i, h[i]);
     if (!(h[i] > 0))
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: mesh step h[%d] = %g is not > 0", fn,
-                        i, h[i]);
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "mesh step h[%d] is %g, must be > 0", i,
+                        h[i]);
   }
   return PSCR_SUCCESS;
 }
@@ -37,12 +37,11 @@ pscr_status pscr_poisson_factors(int n, const double *h, double *a_diag, double 
 
   pscr_error_clear();
   if (n < 1)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_poisson_factors: n = %d < 1", n);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "n is %d, must be >= 1", n);
   if (!h || !a_diag || !m_diag || (n > 1 && !a_off))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                      "pscr_poisson_factors: NULL array (h %p, a_diag %p, a_off %p, m_diag %p)",
-                      (const void *)h, (void *)a_diag, (void *)a_off, (void *)m_diag);
-  st = check_steps("pscr_poisson_factors", n + 1, h);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL",
+                      !h ? "h" : !a_diag ? "a_diag" : !m_diag ? "m_diag" : "a_off");
+  st = check_steps(n + 1, h);
   if (st != PSCR_SUCCESS)
     return st;
 
@@ -66,19 +65,19 @@ pscr_status pscr_helmholtz_factors(int n, const double *h, double omega, double 
 
   pscr_error_clear();
   if (n < 2)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_helmholtz_factors: n = %d < 2", n);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "n is %d, must be >= 2", n);
   if (!h || !a_diag || !a_off || !m_diag || !m_off)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                      "pscr_helmholtz_factors: NULL array (h %p, a_diag %p, a_off %p, "
-                      "m_diag %p, m_off %p)",
-                      (const void *)h, (void *)a_diag, (void *)a_off, (void *)m_diag,
-                      (void *)m_off);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL",
+                      !h        ? "h"
+                      : !a_diag ? "a_diag"
+                      : !a_off  ? "a_off"
+                      : !m_diag ? "m_diag"
+                                : "m_off");
   if (!isfinite(omega))
-    return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "pscr_helmholtz_factors: omega is %g", omega);
+    return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "omega is %g, not finite", omega);
   if (!(omega > 0))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_helmholtz_factors: omega = %g is not > 0",
-                      omega);
-  st = check_steps("pscr_helmholtz_factors", n - 1, h);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "omega is %g, must be > 0", omega);
+  st = check_steps(n - 1, h);
   if (st != PSCR_SUCCESS)
     return st;
 
@@ -134,22 +133,22 @@ pscr_status pscr_mesh_steps_(int nsteps, double length, double grading, double *
     h[i] = x1 - x0;
     if (!(h[i] > 0))
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                        "mesh step %d is %g: grading %.17g too close to 1 for %d steps", i,
-                        h[i], grading, nsteps);
+                        "grading %.17g is too close to 1 for %d steps: mesh step %d is %g",
+                        grading, nsteps, i, h[i]);
     x0 = x1;
   }
   return PSCR_SUCCESS;
 }
 
 /* Shared checks of the two mesh builders. */
-static pscr_status check_mesh_args(const char *fn, int nsteps, double length, double *h)
+static pscr_status check_mesh_args(int nsteps, double length, double *h)
 {
   if (!h)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: h is NULL", fn);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "h is NULL");
   if (nsteps < 1)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: nsteps = %d < 1", fn, nsteps);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "nsteps is %d, must be >= 1", nsteps);
   if (!(length > 0) || !isfinite(length))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: length = %g is not > 0 and finite", fn,
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "length is %g, must be > 0 and finite",
                       length);
   return PSCR_SUCCESS;
 }
@@ -159,7 +158,7 @@ pscr_status pscr_mesh_uniform(int nsteps, double length, double *h)
   pscr_status st;
 
   pscr_error_clear();
-  st = check_mesh_args("pscr_mesh_uniform", nsteps, length, h);
+  st = check_mesh_args(nsteps, length, h);
   if (st != PSCR_SUCCESS)
     return st;
   return pscr_mesh_steps_(nsteps, length, 0.0, h);
@@ -170,11 +169,11 @@ pscr_status pscr_mesh_graded(int nsteps, double length, double grading, double *
   pscr_status st;
 
   pscr_error_clear();
-  st = check_mesh_args("pscr_mesh_graded", nsteps, length, h);
+  st = check_mesh_args(nsteps, length, h);
   if (st != PSCR_SUCCESS)
     return st;
   if (!(grading >= 0.0 && grading < 1.0))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_mesh_graded: grading = %g not in [0, 1)",
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "grading is %g, not in [0, 1)",
                       grading);
   return pscr_mesh_steps_(nsteps, length, grading, h);
 }

@@ -83,43 +83,38 @@ pscr_status pscr_problem_create(pscr_problem **problem, pscr_problem_kind kind, 
 
   pscr_error_clear();
   if (!problem)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_problem_create: problem is NULL");
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "problem is NULL");
   *problem = NULL;
   if (kind != PSCR_PROBLEM_POISSON && kind != PSCR_PROBLEM_HELMHOLTZ)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_problem_create: unknown kind %d",
-                      (int)kind);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown kind %d", (int)kind);
   if (ndim != 2 && ndim != 3)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_problem_create: ndim = %d is not 2 or 3",
-                      ndim);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "ndim is %d, must be 2 or 3", ndim);
   if (!n)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_problem_create: n is NULL");
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "n is NULL");
   nmin = kind == PSCR_PROBLEM_POISSON ? 1 : 2;
   for (int d = 0; d < ndim; d++) {
     if (n[d] < nmin)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pscr_problem_create: n[%d] = %d < %d", d,
-                        n[d], nmin);
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "n[%d] is %d, must be >= %d%s", d, n[d],
+                        nmin, nmin > 1 ? " for Helmholtz" : "");
     if (length && !(length[d] > 0 && isfinite(length[d])))
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                        "pscr_problem_create: length[%d] = %g is not > 0 and finite", d,
-                        length[d]);
+                        "length[%d] is %g, must be > 0 and finite", d, length[d]);
     total += dim_doubles(kind, n[d]);
   }
   if (!(grading >= 0.0 && grading < 1.0))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                      "pscr_problem_create: grading = %g not in [0, 1)", grading);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "grading is %g, not in [0, 1)", grading);
   if (kind == PSCR_PROBLEM_HELMHOLTZ && !(omega > 0 && isfinite(omega)))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                      "pscr_problem_create: omega = %g is not > 0 and finite", omega);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "omega is %g, must be > 0 and finite", omega);
   if (total > SIZE_MAX / sizeof(double))
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "pscr_problem_create: %zu doubles overflow size_t",
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "the problem's %zu doubles overflow size_t",
                       total);
 
   p = calloc(1, sizeof *p);
   if (!p)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "pscr_problem_create: problem struct");
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the problem struct");
   mem = malloc(total * sizeof *mem);
   if (!mem) {
-    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "pscr_problem_create: %zu bytes of storage",
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the problem's %zu bytes",
                     total * sizeof *mem);
     goto out_free_problem;
   }
@@ -162,20 +157,18 @@ void pscr_problem_destroy(pscr_problem *problem)
 }
 
 /* Enough of a problem to index into it (guards hand-made or destroyed structs). */
-static pscr_status check_problem(const char *fn, const pscr_problem *p)
+static pscr_status check_problem(const pscr_problem *p)
 {
   if (!p)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: problem is NULL", fn);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "problem is NULL");
   if (p->ndim != 2 && p->ndim != 3)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: problem ndim = %d is not 2 or 3", fn,
-                      p->ndim);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "problem ndim is %d, not 2 or 3", p->ndim);
   if (p->dtype != PSCR_R64 && p->dtype != PSCR_C64)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: problem dtype %d is not R64 or C64", fn,
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "problem dtype %d is not R64 or C64",
                       (int)p->dtype);
   for (int d = 0; d < p->ndim; d++)
     if (p->n[d] < 1 || !p->x[d] || !p->pencils[d].m_diag)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: problem dimension %d is not built", fn,
-                        d);
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "problem dimension %d is not built", d);
   return PSCR_SUCCESS;
 }
 
@@ -247,22 +240,21 @@ static void apply_load_mass(const pscr_problem *p, int d, const double *in, doub
 
 pscr_status pscr_problem_load(const pscr_problem *problem, pscr_field_fn g, void *ctx, void *b)
 {
-  const char *fn = "pscr_problem_load";
   double *cur, *other, *scratch;
   size_t count;
   pscr_status st;
 
   pscr_error_clear();
-  st = check_problem(fn, problem);
+  st = check_problem(problem);
   if (st != PSCR_SUCCESS)
     return st;
   if (!g || !b)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: NULL %s", fn, !g ? "g" : "b");
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", !g ? "g" : "b");
 
   count = problem_size(problem) * (size_t)problem_comps(problem);
   scratch = malloc(count * sizeof *scratch);
   if (!scratch)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "%s: %zu bytes of scratch", fn,
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate %zu bytes of scratch",
                       count * sizeof *scratch);
 
   /* Nodal values, then one mass factor per dimension, ping-ponging b <-> scratch. */
@@ -286,15 +278,14 @@ pscr_status pscr_problem_load(const pscr_problem *problem, pscr_field_fn g, void
 pscr_status pscr_problem_sample(const pscr_problem *problem, pscr_field_fn g, void *ctx,
                                 void *u)
 {
-  const char *fn = "pscr_problem_sample";
   pscr_status st;
 
   pscr_error_clear();
-  st = check_problem(fn, problem);
+  st = check_problem(problem);
   if (st != PSCR_SUCCESS)
     return st;
   if (!g || !u)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: NULL %s", fn, !g ? "g" : "u");
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", !g ? "g" : "u");
   sample(problem, g, ctx, u);
   return PSCR_SUCCESS;
 }
@@ -369,13 +360,12 @@ static void helmholtz_rhs(const double *x, void *ctx, double *value)
 
 pscr_status pscr_problem_manufactured(const pscr_problem *problem, void *b, void *u_exact)
 {
-  const char *fn = "pscr_problem_manufactured";
   pscr_field_fn exact, rhs;
   void *ctx = (void *)problem; /* the fields only read it */
   pscr_status st;
 
   pscr_error_clear();
-  st = check_problem(fn, problem);
+  st = check_problem(problem);
   if (st != PSCR_SUCCESS)
     return st;
   switch (problem->kind) {
@@ -388,10 +378,10 @@ pscr_status pscr_problem_manufactured(const pscr_problem *problem, void *b, void
     rhs = helmholtz_rhs;
     break;
   default:
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: unknown kind %d", fn, (int)problem->kind);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown kind %d", (int)problem->kind);
   }
   if ((problem->kind == PSCR_PROBLEM_POISSON) != (problem->dtype == PSCR_R64))
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s: kind %d does not match dtype %d", fn,
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "kind %d does not match dtype %d",
                       (int)problem->kind, (int)problem->dtype);
   if (b) {
     st = pscr_problem_load(problem, rhs, ctx, b);

@@ -55,13 +55,21 @@ void pscr_cpu_cost_rules(const struct pscr_plan *p, pscr_cost_rules *rules);
 
 /*
  * CUDA backend (gpu/). In a CPU-only build both hooks are stubs, so callers
- * carry no #ifdef.
+ * carry no #ifdef. pscr_cuda_device_count returns the number of devices;
+ * where the CUDA runtime cannot tell (no driver, an old one, no device) it
+ * returns 0 and, when error is not NULL, points *error at the runtime's
+ * text (a static string), else sets *error to NULL.
  */
 #if PSCR_HAVE_CUDA
-int pscr_cuda_device_count(void);
+int pscr_cuda_device_count(const char **error);
 const pscr_backend_ops *pscr_cuda_backend(void);
 #else
-static inline int pscr_cuda_device_count(void) { return 0; }
+static inline int pscr_cuda_device_count(const char **error)
+{
+  if (error)
+    *error = NULL;
+  return 0;
+}
 static inline const pscr_backend_ops *pscr_cuda_backend(void) { return NULL; }
 #endif
 

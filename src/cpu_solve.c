@@ -63,7 +63,7 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
 {
   pscr_cpu_ws *ws = calloc(1, sizeof *ws);
   if (!ws)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CPU workspace descriptor");
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CPU workspace descriptor");
   p->backend_data = ws;
   const size_t P = (size_t)p->nthreads, es = p->elem;
   size_t total = 0, item_off[2] = {0, 0}, thr_off[2] = {0, 0};
@@ -82,7 +82,8 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   total += P * ws->thomas_stride;
   ws->mem = aligned_alloc(64, total * es);
   if (!ws->mem)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "CPU workspace (%zu bytes)", total * es);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the CPU workspace (%zu bytes)", total * es);
   char *base = ws->mem;
   for (int d = 0; d < p->ndim - 1; d++) {
     ws->item_buf[d] = base + item_off[d] * es;
@@ -138,8 +139,10 @@ static pscr_status pscr_cpu_solve_batch(pscr_plan *p, int nrhs, const void *f, s
   }
   if (first == PSCR_SUCCESS)
     return PSCR_SUCCESS;
-  return PSCR_ERROR(first, "%d of %d right-hand sides failed; right-hand side %d: %s", nbad, nrhs,
-                    first_bad, detail);
+  /* The first failure's cause leads; which right-hand side, and how many
+     failed, follow as context. */
+  return PSCR_ERROR(first, "%s (right-hand side %d; %d of %d right-hand sides failed)", detail,
+                    first_bad, nbad, nrhs);
 }
 
 static void pscr_cpu_destroy(pscr_plan *p)

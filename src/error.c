@@ -36,16 +36,13 @@ void pscr_version_get(int *major, int *minor, int *patch)
 
 void pscr_error_clear(void) { pscr_detail[0] = '\0'; }
 
-pscr_status pscr_error_set(pscr_status status, const char *file, int line, const char *fmt, ...)
+pscr_status pscr_error_set(pscr_status status, const char *fmt, ...)
 {
   if (status == PSCR_SUCCESS)
     return status;
   va_list ap;
   va_start(ap, fmt);
-  int used = vsnprintf(pscr_detail, PSCR_DETAIL_MAX, fmt, ap);
+  vsnprintf(pscr_detail, PSCR_DETAIL_MAX, fmt, ap);
   va_end(ap);
-  /* The source location helps bug reports; it goes after the message. */
-  if (used >= 0 && used < PSCR_DETAIL_MAX - 1)
-    snprintf(pscr_detail + used, (size_t)(PSCR_DETAIL_MAX - used), " [%s:%d]", file, line);
   return status;
 }

@@ -63,7 +63,7 @@ static pscr_status pscr_levels_merge_top(pscr_levels *lv, int chunk)
   int nitems = (n + chunk - 1) / chunk;
   pscr_item *items = malloc((size_t)nitems * sizeof *items);
   if (!items)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level %d of order %d", lv->k - 1, n);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate level %d of order %d", lv->k - 1, n);
   for (int t = 0, e = 0; e < n; t++, e += chunk)
     items[t] = (pscr_item){.block = 0, .e0 = e, .e1 = e + chunk < n ? e + chunk : n};
   pscr_block *B = &below->blocks[0];
@@ -100,7 +100,7 @@ pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk, int merge)
   int *blk_end = malloc((size_t)n * sizeof(int)), *blk_start = malloc((size_t)n * sizeof(int));
   lv->level = calloc((size_t)lv->k, sizeof *lv->level);
   if (!in_prev || !in_cur || !blk_end || !blk_start || !lv->level) {
-    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level structure of order %d", n);
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the level structure of order %d", n);
     goto out;
   }
   lv->bytes = (size_t)lv->k * sizeof *lv->level;
@@ -122,7 +122,7 @@ pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk, int merge)
     L->jright = malloc((size_t)(nj > 0 ? nj : 1) * sizeof(int));
     L->block_item0 = malloc((size_t)(nj + 2) * sizeof(int));
     if (!L->blocks || !L->j || !L->jleft || !L->jright || !L->block_item0) {
-      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level %d of order %d", i, n);
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate level %d of order %d", i, n);
       goto out;
     }
     for (int x = 0; x < n; x++)
@@ -155,7 +155,7 @@ pscr_status pscr_levels_build(pscr_levels *lv, int n, int chunk, int merge)
     L->nitems = nitems;
     L->items = malloc((size_t)(nitems > 0 ? nitems : 1) * sizeof *L->items);
     if (!L->items) {
-      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "level %d of order %d", i, n);
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate level %d of order %d", i, n);
       goto out;
     }
     for (int b = 0; b < L->nblocks; b++) {

@@ -16,7 +16,7 @@ static pscr_status pscr_operator_check(pscr_dtype dtype, int ndim, const pscr_pe
   for (int d = 0; d < ndim; d++) {
     const pscr_pencil *p = &pencils[d];
     if (p->n < 1)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d", d + 1, p->n);
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d, must be >= 1", d + 1, p->n);
     if (!p->a_diag || !p->m_diag || (p->n > 1 && !p->a_off))
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: a factor array is NULL", d + 1);
   }

@@ -82,8 +82,8 @@ pscr_status pscr_flags_check(unsigned int flags)
 {
   const unsigned int unknown = flags & ~pscr_known_flags;
   if (unknown)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "flags 0x%x: unknown bits 0x%x", flags,
-                      unknown);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown bits 0x%x in flags 0x%x", unknown,
+                      flags);
   /* Pairs that force opposite choices. */
   static const unsigned int pairs[][2] = {
       {PSCR_FLAG_EIGEN_TEAM_NEVER, PSCR_FLAG_EIGEN_TEAM_ALWAYS},

@@ -100,9 +100,10 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
       opts->backend != PSCR_BACKEND_CUDA)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown backend %d", (int)opts->backend);
   if (opts->num_threads < 0)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "num_threads is %d", opts->num_threads);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "num_threads is %d, must be >= 0",
+                      opts->num_threads);
   if (opts->device < 0)
-    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device is %d", opts->device);
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device is %d, must be >= 0", opts->device);
   const int r = opts->cuda_rows_per_thread;
   if (r != -1 && r != 0 && r != 2 && r != 4 && r != 8 && r != 16)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
@@ -115,7 +116,8 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
     return fst;
   for (int d = 0; d < ndim; d++)
     if (pencils[d].n < 1)
-      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d", d + 1, pencils[d].n);
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d, must be >= 1", d + 1,
+                        pencils[d].n);
   /* The solver's buffers hold a few copies of f: their byte counts must fit. */
   size_t total = 1;
   for (int d = 0; d < ndim; d++) {
@@ -214,7 +216,8 @@ static pscr_status pscr_copy_factors(pscr_plan *p, const pscr_pencil *pencils)
     count += 4 * (size_t)p->n[d];
   p->factor_storage = calloc(count, p->celem);
   if (!p->factor_storage)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "factor copies (%zu bytes)", count * p->celem);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the factor copies (%zu bytes)", count * p->celem);
   p->host_bytes += count * p->celem;
   char *at = p->factor_storage;
   for (int d = 0; d < p->ndim; d++) {
@@ -277,7 +280,8 @@ static pscr_status pscr_block_eigen_real_part(int m, double *const dst[4], pscr_
   const size_t mm = (size_t)m;
   double *buf = malloc((5 * mm + mm * (size_t)nsel) * sizeof *buf);
   if (!buf)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "real eigenvectors of a block of order %d", m);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the real eigenvectors of a block of order %d", m);
   double *re[4] = {buf, buf + mm, buf + 2 * mm, buf + 3 * mm};
   double *lr = buf + 4 * mm, *wr = buf + 5 * mm;
   for (int k = 0; k < 4; k++)
@@ -332,7 +336,8 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
   size_t fm = 4 * (size_t)m;
   char *scratch = malloc((fm + (size_t)m * (size_t)nsel) * p->celem);
   if (!scratch)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigenvectors of a block of order %d", m);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the eigenvectors of a block of order %d", m);
   void *wsel = scratch + fm * p->celem;
   pscr_status st;
   size_t f = (size_t)B->first;
@@ -433,7 +438,8 @@ static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
   p->lambda[d] = malloc((lv->neig ? lv->neig : 1) * p->celem);
   p->w[d] = malloc((lv->neig ? lv->neig : 1) * PSCR_W_SLOTS * p->celem);
   if (!p->lambda[d] || !p->w[d])
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen data of dimension %d", d + 1);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the eigen data of dimension %d", d + 1);
   p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->celem;
   return PSCR_SUCCESS;
 }
@@ -447,7 +453,8 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
     ntask += (size_t)lv->level[i].nblocks;
   pscr_task *task = malloc((ntask ? ntask : 1) * sizeof *task);
   if (!task)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "eigen task list of dimension %d", d + 1);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the eigen task list of dimension %d", d + 1);
   /* Largest blocks (top levels) first so the dynamic schedule balances. */
   size_t t = 0;
   for (int i = lv->k - 1; i >= 0; i--)
@@ -478,8 +485,9 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
         claimed = 1;
       }
       if (!was) {
-        snprintf(detail, sizeof detail, "pencil %d, level %d, block %d..%d: %s", d + 1,
-                 task[q].level + 1, B->first + 1, B->last + 1, pscr_last_error());
+        /* The eigensolver's cause first, the block's place after it. */
+        snprintf(detail, sizeof detail, "%s (pencil %d, level %d, block %d..%d)",
+                 pscr_last_error(), d + 1, task[q].level + 1, B->first + 1, B->last + 1);
 #pragma omp atomic write
         first_error = (int)s;
       }
@@ -508,7 +516,8 @@ static pscr_status pscr_round_to_single(pscr_plan *p)
     count += 4 * (size_t)p->n[d];
   p->apply_storage = malloc(count * p->elem);
   if (!p->apply_storage)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "float factor copies (%zu bytes)", count * p->elem);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the float factor copies (%zu bytes)", count * p->elem);
   p->host_bytes += count * p->elem;
   const double *src = p->factor_storage;
   float *dst = p->apply_storage;
@@ -562,8 +571,17 @@ static pscr_status pscr_select_backend(pscr_plan *p)
   if (want == PSCR_BACKEND_CUDA) {
     if (!cuda)
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "this build has no CUDA backend");
-    if (pscr_cuda_device_count() <= p->opts.device)
-      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no CUDA device %d", p->opts.device);
+    /* "no CUDA device" first: the runtime's own text ("CUDA driver version
+       is insufficient for CUDA runtime version") only says why. */
+    const char *err = NULL;
+    const int count = pscr_cuda_device_count(&err);
+    if (count == 0)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no CUDA device (cudaGetDeviceCount: %s)",
+                        err ? err : "0 devices");
+    if (count <= p->opts.device)
+      return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
+                        "no CUDA device %d (cudaGetDeviceCount: %d device%s)", p->opts.device,
+                        count, count == 1 ? "" : "s");
     if (cuda->accepts && !cuda->accepts(p, why, sizeof why))
       return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", why);
     p->backend = PSCR_BACKEND_CUDA;
@@ -571,7 +589,7 @@ static pscr_status pscr_select_backend(pscr_plan *p)
     return PSCR_SUCCESS;
   }
   /* AUTO: the device where there is one and it takes the problem, else the CPU. */
-  if (want == PSCR_BACKEND_AUTO && cuda && pscr_cuda_device_count() > p->opts.device &&
+  if (want == PSCR_BACKEND_AUTO && cuda && pscr_cuda_device_count(NULL) > p->opts.device &&
       (!cuda->accepts || cuda->accepts(p, why, sizeof why))) {
     p->backend = PSCR_BACKEND_CUDA;
     p->ops = cuda;
@@ -597,7 +615,7 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
     return st;
   pscr_plan *p = calloc(1, sizeof *p);
   if (!p)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "plan object");
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the plan object");
   p->dtype = dtype;
   p->cplx = pscr_dtype_complex(dtype);
   p->single = dtype == PSCR_R32 || dtype == PSCR_C32;

@@ -127,7 +127,7 @@ int ct_main(Suite *(*make_suite)(void))
 {
   int avail = cuda_available();
   if (avail == 0) {
-    printf("no CUDA device: skipped (%s)\n", pscr_last_error());
+    printf("skipped: %s\n", pscr_last_error()); /* "no CUDA device (...)" */
     return 77;
   }
   if (avail < 0)

@@ -1,5 +1,6 @@
 /* Public API basics: statuses, version, options, detail messages, operator. */
 #include <complex.h>
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -134,6 +135,157 @@ START_TEST(last_error_detail)
   ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &zero, NULL), PSCR_SUCCESS);
   ck_assert_str_eq(pscr_last_error(), "");
   pscr_plan_destroy(plan);
+}
+END_TEST
+
+/*
+ * What pscr_last_error() says after a bad input: the specific cause first
+ * (want_lead, the message's beginning), never the status's generic text
+ * (that is pscr_status_string's), and no source location: no path ("src/",
+ * "/tmp/...") and no "[file:line]" suffix. Brackets may only index a named
+ * array ("m_diag[3]"). Returns nothing; asserts with the message shown.
+ */
+static void check_message(pscr_status got, pscr_status want, const char *want_lead,
+                          const char *what)
+{
+  const char *msg = pscr_last_error();
+  ck_assert_msg(got == want, "%s: got %s, want %s (%s)", what, pscr_status_string(got),
+                pscr_status_string(want), msg);
+  ck_assert_msg(msg[0] != '\0', "%s: no message", what);
+  ck_assert_msg(strncmp(msg, want_lead, strlen(want_lead)) == 0,
+                "%s: \"%s\" does not lead with \"%s\"", what, msg, want_lead);
+  const char *generic = strstr(pscr_status_string(want), ": ") + 2;
+  ck_assert_msg(strncmp(msg, generic, strlen(generic)) != 0 && strncmp(msg, "PSCR_", 5) != 0,
+                "%s: \"%s\" leads with the status's text", what, msg);
+  for (const char *c = msg; *c; c++) {
+    /* A path separator joins two names ("src/plan.c"); "A / M" is prose. */
+    ck_assert_msg(!(*c == '/' && c[1] != ' ' && c[1] != '\0'), "%s: a path in \"%s\"", what,
+                  msg);
+    if (*c == '[') {
+      ck_assert_msg(c > msg && (isalnum((unsigned char)c[-1]) || c[-1] == '_'),
+                    "%s: a bracket that indexes nothing in \"%s\"", what, msg);
+      const char *d = c + 1;
+      while (isdigit((unsigned char)*d))
+        d++;
+      ck_assert_msg(d > c + 1 && *d == ']', "%s: \"[\" not an index in \"%s\"", what, msg);
+    }
+  }
+}
+
+START_TEST(messages_lead_with_cause)
+{
+  double ad[15], ao[14], md[15], c = 0.0;
+  for (int i = 0; i < 15; i++)
+    ad[i] = 2, md[i] = 1;
+  for (int i = 0; i < 14; i++)
+    ao[i] = -1;
+  pscr_pencil p[2] = {{15, ad, ao, md, NULL}, {7, ad, ao, md, NULL}};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  pscr_plan *plan = NULL;
+  double f[2 * 105], u[2 * 105];
+  for (int i = 0; i < 2 * 105; i++)
+    f[i] = 1.0;
+
+  check_message(pscr_solve(NULL, f, u), PSCR_ERROR_INVALID_VALUE, "plan is NULL", "NULL plan");
+  p[0].n = -5;
+  check_message(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_ERROR_INVALID_VALUE,
+                "pencil 1: n is -5, must be >= 1", "n < 1");
+  p[0].n = 15;
+  check_message(pscr_plan_create(&plan, (pscr_dtype)99, 2, p, &c, &o), PSCR_ERROR_INVALID_VALUE,
+                "unknown dtype 99", "bad dtype");
+  {
+    double md2[7] = {1, 1, 1, NAN, 1, 1, 1};
+    pscr_pencil q[2] = {p[0], {7, ad, ao, md2, NULL}};
+    check_message(pscr_plan_create(&plan, PSCR_R64, 2, q, &c, &o), PSCR_ERROR_NON_FINITE,
+                  "pencil 2: m_diag[3] is not finite", "NaN factor");
+  }
+  md[5] = -0.5;
+  check_message(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_ERROR_NOT_DEFINITE,
+                "M1 is not positive definite: pivot 6 is -0.5", "indefinite M1");
+  md[5] = 1;
+  {
+    pscr_options small = o;
+    small.size = 3;
+    check_message(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &small), PSCR_ERROR_INVALID_VALUE,
+                  "opts->size is 3", "options size");
+    small = o;
+    small.flags = 1u << 31;
+    check_message(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &small), PSCR_ERROR_INVALID_VALUE,
+                  "unknown bits 0x80000000", "unknown flag");
+    small = o;
+    small.flags = PSCR_FLAG_EIGEN_TEAM_NEVER | PSCR_FLAG_EIGEN_TEAM_ALWAYS;
+    check_message(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &small), PSCR_ERROR_INVALID_VALUE,
+                  "flags eigen-team-never and eigen-team-always", "exclusive flags");
+  }
+  {
+    /* CUDA asked for: a CPU-only build says so; a CUDA build without the
+       device says "no CUDA device" first, whatever the runtime's reason. */
+    pscr_options cu = o;
+    cu.backend = PSCR_BACKEND_CUDA;
+    cu.device = 1000;
+    check_message(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &cu), PSCR_ERROR_NOT_SUPPORTED,
+                  PSCR_HAVE_CUDA ? "no CUDA device" : "this build has no CUDA backend",
+                  "CUDA device 1000");
+    cu.device = 0;
+    pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &cu);
+    if (st == PSCR_SUCCESS)
+      pscr_plan_destroy(plan); /* a device is present */
+    else
+      check_message(st, PSCR_ERROR_NOT_SUPPORTED,
+                    PSCR_HAVE_CUDA ? "no CUDA device (cudaGetDeviceCount: "
+                                   : "this build has no CUDA backend",
+                    "CUDA device 0");
+  }
+  {
+    /* A complex M1 whose pivots are all nonzero but for the reduction's
+       block of rows 5..7, which starts afresh at m_diag[4] = 1 and meets
+       m_diag[5] - m_off[4]^2 / 1 = -1 + 1 = 0: the eigensolver's cause,
+       then the block (the plan adds it after). */
+    double complex zad[15], zao[14], zmd[15], zmo[14], zc = 0;
+    for (int i = 0; i < 15; i++)
+      zad[i] = 2, zmd[i] = 1;
+    for (int i = 0; i < 14; i++)
+      zao[i] = -1, zmo[i] = 0;
+    zmo[3] = 0.5, zmo[4] = I, zmd[5] = -1;
+    pscr_pencil z[2] = {{15, zad, zao, zmd, zmo}, {7, zad, zao, zmd, NULL}};
+    check_message(pscr_plan_create(&plan, PSCR_C64, 2, z, &zc, &o), PSCR_ERROR_NOT_DEFINITE,
+                  "M is not positive definite", "complex block pivot");
+    ck_assert_msg(strstr(pscr_last_error(), "(pencil 1, level 1, block 5..7)"), "%s",
+                  pscr_last_error());
+  }
+
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &o), PSCR_SUCCESS);
+  check_message(pscr_solve_batch(plan, 2, f, 105, f + 1, 105), PSCR_ERROR_INVALID_VALUE,
+                "u vector 0 overlaps f vector 0", "batch overlap");
+  f[7] = INFINITY;
+  check_message(pscr_solve(plan, f, u), PSCR_ERROR_NON_FINITE, "f[7] is not finite",
+                "Inf in f");
+  f[7] = 1;
+  pscr_plan_destroy(plan);
+  {
+    /* A singular subproblem (test_solve_api's batch_singular): the cause
+       first, then which right-hand side of the batch. */
+    double a1 = 2.0, m1 = 1.0, cs = -2.0;
+    double a2d[2] = {1.0, 1.0}, a2o[1] = {1.0}, m2d[2] = {1.0, 1.0};
+    pscr_pencil s2[2] = {{1, &a1, NULL, &m1, NULL}, {2, a2d, a2o, m2d, NULL}};
+    ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, s2, &cs, &o), PSCR_SUCCESS);
+    check_message(pscr_solve_batch(plan, 2, f, 2, u, 2), PSCR_ERROR_SINGULAR, "shift c + lambda",
+                  "singular batch");
+    ck_assert_msg(strstr(pscr_last_error(), "(right-hand side 0; 2 of 2 right-hand sides failed)"),
+                  "%s", pscr_last_error());
+    pscr_plan_destroy(plan);
+  }
+  {
+    pscr_problem *pb = NULL;
+    const int n[2] = {-5, 7};
+    check_message(pscr_problem_create(&pb, PSCR_PROBLEM_POISSON, 2, n, NULL, 0.0, 0.0),
+                  PSCR_ERROR_INVALID_VALUE, "n[0] is -5, must be >= 1", "problem n < 1");
+    double h[4] = {0.25, 0.25, -0.25, 0.25}, d[3], e[2], m[3];
+    check_message(pscr_poisson_factors(3, h, d, e, m, NULL), PSCR_ERROR_INVALID_VALUE,
+                  "mesh step h[2] is -0.25, must be > 0", "negative mesh step");
+  }
 }
 END_TEST
 
@@ -290,6 +442,7 @@ int main(void)
   tcase_add_test(tc, options_max_batch);
   tcase_add_test(tc, last_error_detail);
   tcase_add_test(tc, cuda_request);
+  tcase_add_test(tc, messages_lead_with_cause);
   tcase_add_test(tc, operator_small);
   tcase_add_test(tc, cost_model);
   suite_add_tcase(s, tc);
