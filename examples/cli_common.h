@@ -218,17 +218,14 @@ static inline int cli_choice(cli_args *c, const char *const *words, int nwords, 
 }
 
 /*
- * The current option's value as a comma-separated list of ints in lo..hi
- * ("127,255,511"), at most max of them, into out[0..*count-1].
+ * s, a comma-separated list of ints in lo..hi ("127,255,511") given to
+ * option opt, at most max of them, into out[0..*count-1].
  */
-static inline int cli_int_list(cli_args *c, long long lo, long long hi, int *out, int max,
-                               int *count)
+static inline int cli_parse_int_list(const cli_args *c, const char *opt, const char *s,
+                                     long long lo, long long hi, int *out, int max, int *count)
 {
-  const char *s = cli_value(c);
   char item[64], what[160];
-  if (!s)
-    return CLI_USAGE;
-  snprintf(what, sizeof what, "%s '%s'", c->opt, s);
+  snprintf(what, sizeof what, "%s '%s'", opt, s);
   int k = 0;
   for (const char *at = s;; at++) {
     size_t len = strcspn(at, ",");
@@ -250,6 +247,14 @@ static inline int cli_int_list(cli_args *c, long long lo, long long hi, int *out
   }
   *count = k;
   return 0;
+}
+
+/* The current option's value as a list of cli_parse_int_list. */
+static inline int cli_int_list(cli_args *c, long long lo, long long hi, int *out, int max,
+                               int *count)
+{
+  const char *s = cli_value(c);
+  return !s || cli_parse_int_list(c, c->opt, s, lo, hi, out, max, count) ? CLI_USAGE : 0;
 }
 
 /*
@@ -331,6 +336,14 @@ static inline void cli_report(const char *prog, pscr_status st)
     fprintf(stderr, "%s: %s (%.*s)\n", prog, cause, len, s);
   else
     fprintf(stderr, "%s: %s\n", prog, s);
+}
+
+/* The status's name ("PSCR_ERROR_SINGULAR"): pscr_status_string() up to its ':'. */
+static inline const char *cli_status_name(pscr_status st, char *buf, size_t len)
+{
+  const char *s = pscr_status_string(st), *colon = strchr(s, ':');
+  snprintf(buf, len, "%.*s", colon ? (int)(colon - s) : (int)strlen(s), s);
+  return buf;
 }
 
 /* "1 thread", "2 threads" into buf. */

@@ -94,7 +94,8 @@ static int self_test(const gpu_env *g)
       for (int v = R_PSCR; v <= R_SCALED; v++) {
         conv &= out.res[v].converged && out.res[v].true_res <= 10 * tol &&
                 out.host_true_res[v] <= 10 * tol;
-        close &= abs(out.res[v].iterations - out.cpu_iters[v]) <= pcg_gpu_iters_slack(out.cpu_iters[v]);
+        close &= abs(out.res[v].iterations - out.cpu_iters[v]) <=
+                 pcg_gpu_iters_slack(out.cpu_iters[v]);
       }
       printf("  check: pscr variants converged (true residual on the device %.2e, %.2e; on "
              "the host %.2e, %.2e) %s, counts (%d, %d) within max(2, 5%%) of the CPU's "
