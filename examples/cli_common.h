@@ -274,7 +274,9 @@ static inline int cli_choice_set(cli_args *c, const char *const *words, int nwor
     while (k < nwords && (strlen(words[k]) != len || strncmp(words[k], at, len)))
       k++;
     if (k == nwords)
-      return cli_error(c, "%s: '%.*s' is not one of: %s", c->opt, (int)len, at,
+      return cli_error(c, "%s: '%.*s'%s%s%s is not one of: %s", c->opt, (int)len, at,
+                       len < strlen(s) ? " in '" : "", len < strlen(s) ? s : "",
+                       len < strlen(s) ? "'" : "",
                        cli_choice_list(words, nwords, buf, sizeof buf));
     *mask |= 1u << k;
     at += len;
@@ -311,8 +313,9 @@ static inline int cli_flags(cli_args *c, unsigned int *flags)
         if (name)
           snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", name);
       }
-      return cli_error(c, "%s: '%.*s' is not a flag; known flags: %s", c->opt, (int)len, at,
-                       known);
+      return cli_error(c, "%s: '%.*s'%s%s%s is not a flag; known flags: %s", c->opt, (int)len,
+                       at, len < strlen(s) ? " in '" : "", len < strlen(s) ? s : "",
+                       len < strlen(s) ? "'" : "", known);
     }
     *flags |= bit;
     at += len;

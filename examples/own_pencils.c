@@ -136,13 +136,14 @@ int main(int argc, char **argv)
     else if (errno || v < 16 || v > 100000)
       bad = npos ? "N2: out of range 16..100000:" : "N1: out of range 16..100000:";
     if (bad) {
-      fprintf(stderr, "pscr-own-pencils: %s '%s'\n", bad, arg);
+      fprintf(stderr, "pscr-own-pencils: %s '%s'\nTry 'pscr-own-pencils --help'.\n", bad, arg);
       return 2;
     }
     n[npos++] = (int)v;
   }
   if (npos == 1) {
-    fprintf(stderr, "pscr-own-pencils: N2 missing (give N1 N2, or neither)\n");
+    fprintf(stderr, "pscr-own-pencils: N2 missing (give N1 N2, or neither)\n"
+                    "Try 'pscr-own-pencils --help'.\n");
     return 2;
   }
   double e1, e2;
