@@ -223,8 +223,7 @@ int main(int argc, char **argv)
   printf("size              %d x %d", pb->n[0], pb->n[1]);
   if (ndim == 3)
     printf(" x %d", pb->n[2]);
-  printf(" = %zu unknowns\n", N);
-  printf("dtype             %s (%s%s)\n", cli_dtype_name(dtype), cplx ? "complex " : "",
+  printf(" = %zu unknowns (%s%s)\n", N, cplx ? "complex " : "",
          single ? "float; factors and load rounded to float, errors evaluated in double"
                 : "double");
   printf("backend           %s", info.backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu");
