@@ -3,6 +3,8 @@
  * for tuning and profiling (pscr-bench is the benchmark).
  *
  *   pscr-gpu-once KIND N [ROWS] [--nrhs K] [--float] [--once]
+ *   (exit status 0, 1 on an error, 2 on a bad command line, 77 without a
+ *   CUDA device)
  *     KIND: p2, h2, p3, h3 (Poisson / Helmholtz, 2D / 3D), N: n per dimension,
  *     ROWS: pscr_options.cuda_rows_per_thread (0 automatic, -1 serial Thomas),
  *     K: also time batches of K right-hand sides (the plan gets max_batch K),
@@ -26,6 +28,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda_profiler_api.h>
+#include <limits.h>
 #include <cuda_runtime.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -72,8 +75,9 @@ typedef struct batch_timing {
   do {                                                                                  \
     pscr_status s_ = (call);                                                            \
     if (s_ != PSCR_SUCCESS) {                                                           \
-      snprintf((bt)->msg, sizeof (bt)->msg, "%s: %s (%s)", #call, pscr_status_string(s_), \
-               pscr_last_error());                                                      \
+      char name_[64];                                                                   \
+      snprintf((bt)->msg, sizeof (bt)->msg, "%s (%s, from %s)", pscr_last_error(),      \
+               cli_status_name(s_, name_, sizeof name_), #call);                        \
       goto label;                                                                       \
     }                                                                                   \
   } while (0)
@@ -176,32 +180,81 @@ out:
   return rc;
 }
 
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: pscr-gpu-once p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float] [--once]\n"
+          "  KIND: Poisson / Helmholtz, 2D / 3D; N >= 1 (Helmholtz >= 2) per dimension;\n"
+          "  ROWS: pscr_options.cuda_rows_per_thread, -1, 0 (automatic), 2, 4, 8 or 16;\n"
+          "  --nrhs K >= 1: also time batches of K; --float: R32 / C32; --once: one device\n"
+          "  solve for a profiler.\n"
+          "Exit status: 0, 1 on an error, 2 on a bad command line, 77 without a CUDA device.\n");
+}
+
 int main(int argc, char **argv)
 {
-  /* --nrhs K, --float and --once may stand anywhere; the rest are positional. */
-  int nrhs = 0, npos = 0, single = 0, once = 0;
-  char *pos[4] = {NULL, NULL, NULL, NULL};
-  for (int a = 1; a < argc; a++) {
-    if (!strcmp(argv[a], "--nrhs") && a + 1 < argc)
-      nrhs = atoi(argv[++a]);
-    else if (!strcmp(argv[a], "--float"))
+  static const char *const kinds[] = {"p2", "h2", "p3", "h3"};
+  static const char *const rows_words[] = {"-1", "0", "2", "4", "8", "16"};
+  static const int rows_of[] = {-1, 0, 2, 4, 8, 16};
+  /* --nrhs K, --float and --once may stand anywhere; the rest are positional:
+   * KIND N [ROWS] (ROWS may be -1, so only "--" starts an option). */
+  int nrhs = 0, npos = 0, single = 0, once = 0, kind_i = 0, n = 0, rows = 0;
+  cli_args c;
+  cli_init(&c, "pscr-gpu-once", argc, argv);
+  while (cli_next(&c)) {
+    int bad = 0;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_is(&c, "--nrhs"))
+      bad = cli_int(&c, 1, INT_MAX, &nrhs);
+    else if (cli_is(&c, "--float")) {
+      bad = cli_switch(&c);
       single = 1;
-    else if (!strcmp(argv[a], "--once"))
+    } else if (cli_is(&c, "--once")) {
+      bad = cli_switch(&c);
       once = 1;
-    else if (npos < 4)
-      pos[npos++] = argv[a];
-    else
-      npos = 5; /* too many */
+    } else if (!strncmp(c.arg, "--", 2)) {
+      return cli_unknown(&c);
+    } else if (npos == 0) {
+      int k = 0;
+      while (k < 4 && strcmp(c.arg, kinds[k]))
+        k++;
+      if (k == 4)
+        return cli_error(&c, "KIND: '%s' is not one of: p2, h2, p3, h3", c.arg);
+      kind_i = k;
+      npos++;
+    } else if (npos == 1) {
+      long long v = 0;
+      bad = cli_parse_ll(&c, "N", c.arg, 1, INT_MAX, &v);
+      n = (int)v;
+      npos++;
+    } else if (npos == 2) {
+      int k = 0;
+      while (k < 6 && strcmp(c.arg, rows_words[k]))
+        k++;
+      if (k == 6)
+        return cli_error(&c, "ROWS: '%s' is not one of: -1, 0, 2, 4, 8, 16", c.arg);
+      rows = rows_of[k];
+      npos++;
+    } else {
+      return cli_unknown(&c);
+    }
+    if (bad)
+      return CLI_USAGE;
   }
-  if (npos < 2 || npos > 3 || strlen(pos[0]) != 2 || (pos[0][0] != 'p' && pos[0][0] != 'h') ||
-      (pos[0][1] != '2' && pos[0][1] != '3') || nrhs < 0 ||
-      (argc > 1 && !strcmp(argv[argc - 1], "--nrhs"))) {
-    fprintf(stderr, "usage: %s p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float] [--once]\n", argv[0]);
-    return 2;
+  if (npos < 2)
+    return cli_error(&c, "missing %s (usage: pscr-gpu-once p2|h2|p3|h3 N [ROWS])",
+                     npos ? "N" : "KIND and N");
+  {
+    char desc[256];
+    if (gpu_describe(0, desc, sizeof desc)) {
+      fprintf(stderr, "pscr-gpu-once: %s\n", desc);
+      return 77;
+    }
   }
-  const char *kind = pos[0];
+  const char *kind = kinds[kind_i];
   const int helm = kind[0] == 'h', ndim = kind[1] - '0';
-  const int n = atoi(pos[1]), rows = npos > 2 ? atoi(pos[2]) : 0;
   int sizes[3] = {n, n, n};
   pscr_problem *pb = NULL;
   pscr_plan *plan = NULL;
@@ -211,7 +264,7 @@ int main(int argc, char **argv)
   pscr_status st = pscr_problem_create(&pb, helm ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON,
                                        ndim, sizes, NULL, 0.0, 0.5 * (n - 1));
   if (st) {
-    fprintf(stderr, "problem: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    cli_report("pscr-gpu-once", st);
     return 1;
   }
   const int cplx = pb->dtype == PSCR_C64;
@@ -249,8 +302,9 @@ int main(int argc, char **argv)
   if ((st = pscr_plan_create(&plan, dtype, ndim, pen,
                              single ? (const void *)shift32 : (const void *)pb->shift, &o)) ||
       (st = pscr_solve(plan, hf, hu))) {
-    fprintf(stderr, "%s n=%d %s: %s (%s)\n", kind, n, dname, pscr_status_string(st),
-            pscr_last_error());
+    char where[64];
+    snprintf(where, sizeof where, "pscr-gpu-once: %s n=%d %s", kind, n, dname);
+    cli_report(where, st);
     goto out;
   }
   const double plan_s = cli_now() - t0;
@@ -269,7 +323,7 @@ int main(int argc, char **argv)
   }
   gpu_timing t;
   if ((st = gpu_time_solve(plan, 0, dtype, N, hf, hu, REPEAT, &t))) {
-    fprintf(stderr, "device timing: %s (%s)\n", pscr_status_string(st), t.msg);
+    fprintf(stderr, "pscr-gpu-once: device timing: %s\n", t.msg);
     goto out;
   }
   printf("%s n=%d %s rows=%d plan %.3f s  device solve median %.3f ms min %.3f ms  berr %.2e  "

@@ -31,8 +31,9 @@
   do {                                                                                     \
     (st) = (call);                                                                         \
     if (st) {                                                                              \
-      snprintf((t)->msg, sizeof (t)->msg, "%s: %s (%s)", #call, pscr_status_string(st),    \
-               pscr_last_error());                                                         \
+      char name_[64];                                                                      \
+      snprintf((t)->msg, sizeof (t)->msg, "%s (%s, from %s)", pscr_last_error(),          \
+               cli_status_name(st, name_, sizeof name_), #call);                           \
       goto label;                                                                          \
     }                                                                                      \
   } while (0)
@@ -133,8 +134,11 @@ static pscr_status pscr_solve_fn(void *ctx, const void *d_f, void *d_u, void *st
                                  size_t len)
 {
   pscr_status st = pscr_solve_device((pscr_plan *)ctx, d_f, d_u, stream);
-  if (st)
-    snprintf(msg, len, "pscr_solve_device: %s (%s)", pscr_status_string(st), pscr_last_error());
+  if (st) {
+    char name[64];
+    snprintf(msg, len, "%s (%s, from pscr_solve_device)", pscr_last_error(),
+             cli_status_name(st, name, sizeof name));
+  }
   return st;
 }
 

@@ -29,6 +29,8 @@
  * pscr_solve_device_profile per plan (milliseconds per stage kind).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,8 +57,11 @@ static pscr_status solve_fn(void *ctx, const void *d_f, void *d_u, void *stream,
                             size_t len)
 {
   pscr_status st = pscr_solve_device((pscr_plan *)ctx, d_f, d_u, stream);
-  if (st)
-    snprintf(msg, len, "pscr_solve_device: %s (%s)", pscr_status_string(st), pscr_last_error());
+  if (st) {
+    char name[64];
+    snprintf(msg, len, "%s (%s, from pscr_solve_device)", pscr_last_error(),
+             cli_status_name(st, name, sizeof name));
+  }
   return st;
 }
 #endif
@@ -100,7 +105,7 @@ static int run_dtype(const pscr_problem *pb, pscr_dtype dtype, const pscr_option
   pscr_status st = pscr_plan_create(&plan, dtype, pb->ndim, pen,
                                     single ? (const void *)shift32 : (const void *)pb->shift, opts);
   if (st) {
-    fprintf(stderr, "plan: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    cli_report("pscr-precision", st);
     goto out;
   }
   r->plan_s = cli_now() - t0;
@@ -119,8 +124,11 @@ static int run_dtype(const pscr_problem *pb, pscr_dtype dtype, const pscr_option
         cudaStreamCreate(&s) == cudaSuccess)
       st = gpu_time_fn(solve_fn, plan, s, df, du, f, x, bytes, GPU_WARMUP, repeat, &r->med_ms,
                        &r->min_ms, msg, sizeof msg);
-    if (!st && profile && (st = pscr_solve_device_profile(plan, df, du, s, r->stage_ms)))
-      snprintf(msg, sizeof msg, "profile: %s (%s)", pscr_status_string(st), pscr_last_error());
+    if (!st && profile && (st = pscr_solve_device_profile(plan, df, du, s, r->stage_ms))) {
+      char name[64];
+      snprintf(msg, sizeof msg, "%s (%s, from pscr_solve_device_profile)", pscr_last_error(),
+               cli_status_name(st, name, sizeof name));
+    }
     if (st)
       fprintf(stderr, "device timing: %s\n", msg[0] ? msg : "cudaMalloc failed");
     if (s)
@@ -160,42 +168,57 @@ out:
   return rc;
 }
 
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: pscr-precision [--backend cuda|cpu] [--max-n2 N] [--max-n3 N] [--repeat R]\n"
+          "                      [--rows M] [--profile] [--csv FILE]\n"
+          "  the cases with n <= max-n2 (2D, default 8191) and n <= max-n3 (3D, default 255);\n"
+          "  R >= 1 timed solves (default 20 cuda, 5 cpu); M: pscr_options.cuda_rows_per_thread\n"
+          "  (-1, 0, 2, 4, 8, 16; default 0, automatic); --profile: milliseconds per stage.\n"
+          "Exit status: 0, 1 when a case failed or was not stable, 2 on a bad command line,\n"
+          "77 with --backend cuda (the default) without a CUDA build or device.\n");
+}
+
 int main(int argc, char **argv)
 {
-  int max2 = 8191, max3 = 255, repeat = 0;
+  static const char *const backends[] = {"cuda", "cpu"};
+  static const char *const rows_words[] = {"-1", "0", "2", "4", "8", "16"};
+  static const int rows_of[] = {-1, 0, 2, 4, 8, 16};
+  int max2 = 8191, max3 = 255, repeat = 0, backend = 0, rows = 1;
   const char *csv_path = NULL;
   pscr_options opts;
   pscr_options_init(&opts);
-  opts.backend = PSCR_BACKEND_CUDA;
   opts.check_finite = 0;
-  for (int a = 1; a < argc; a++) {
-    if (a + 1 >= argc && strcmp(argv[a], "--profile")) {
-      fprintf(stderr, "usage: %s [--backend cuda|cpu] [--max-n2 N] [--max-n3 N] [--repeat R] "
-                      "[--rows M] [--profile] [--csv FILE]\n", argv[0]);
-      return 2;
-    }
-    if (!strcmp(argv[a], "--backend"))
-      opts.backend = !strcmp(argv[a + 1], "cpu") ? PSCR_BACKEND_CPU : PSCR_BACKEND_CUDA;
-    else if (!strcmp(argv[a], "--max-n2"))
-      max2 = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--max-n3"))
-      max3 = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--repeat"))
-      repeat = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--csv"))
-      csv_path = argv[a + 1];
-    else if (!strcmp(argv[a], "--rows"))
-      opts.cuda_rows_per_thread = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--profile")) {
+  cli_args c;
+  cli_init(&c, "pscr-precision", argc, argv);
+  while (cli_next(&c)) {
+    int bad = 0;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_is(&c, "--backend"))
+      bad = cli_choice(&c, backends, 2, &backend);
+    else if (cli_is(&c, "--max-n2"))
+      bad = cli_int(&c, 1, INT_MAX, &max2);
+    else if (cli_is(&c, "--max-n3"))
+      bad = cli_int(&c, 1, INT_MAX, &max3);
+    else if (cli_is(&c, "--repeat"))
+      bad = cli_int(&c, 1, 1000000, &repeat);
+    else if (cli_is(&c, "--csv"))
+      bad = !(csv_path = cli_value(&c));
+    else if (cli_is(&c, "--rows"))
+      bad = cli_choice(&c, rows_words, 6, &rows);
+    else if (cli_is(&c, "--profile")) {
+      bad = cli_switch(&c);
       profile = 1;
-      a--; /* no value */
-    }
-    else {
-      fprintf(stderr, "unknown option %s\n", argv[a]);
-      return 2;
-    }
-    a++;
+    } else
+      return cli_unknown(&c);
+    if (bad)
+      return CLI_USAGE;
   }
+  opts.backend = backend ? PSCR_BACKEND_CPU : PSCR_BACKEND_CUDA;
+  opts.cuda_rows_per_thread = rows_of[rows];
   const int cuda = opts.backend == PSCR_BACKEND_CUDA;
   if (repeat < 1)
     repeat = cuda ? 20 : 5;
@@ -210,6 +233,10 @@ int main(int argc, char **argv)
     printf("backend: cpu\n");
   }
   FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
+  if (csv_path && !csv) {
+    fprintf(stderr, "pscr-precision: --csv %s: %s\n", csv_path, strerror(errno));
+    return CLI_USAGE;
+  }
   if (csv)
     fprintf(csv, "kind,ndim,n,dtype,rows,plan_s,solve_ms_median,solve_ms_min,berr,berr_units,derr,"
                  "model_bytes,min_bytes,model_gbs,min_gbs,ratio_to_double,stable\n");

@@ -18,10 +18,12 @@
  *              [--min-n N] [--max-n N] [--repeat R] [--threads T]
  *              [--backend cpu|cuda|auto] [--device D] [--csv FILE]
  *
- * Exit status: 0, 1 when a size failed, 2 usage, 77 --backend cuda without
- * a CUDA build or device.
+ * Exit status: 0, 1 when a size failed, 2 on a bad command line (or an
+ * unwritable FILE), 77 --backend cuda without a CUDA build or device.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,7 +72,8 @@ static int case_setup(bench_case *c, const paper_table *t, int n, const pscr_opt
   memset(c, 0, sizeof *c);
   if ((st = pscr_problem_create(&c->pb, t->helmholtz ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON,
                                 t->ndim, sizes, NULL, 0.0, omega))) {
-    fprintf(stderr, "%s n=%d: problem: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: ", t->name, n);
+    cli_report("problem", st);
     return 0;
   }
   c->cplx = c->pb->dtype == PSCR_C64;
@@ -88,12 +91,14 @@ static int case_setup(bench_case *c, const paper_table *t, int n, const pscr_opt
   st = pscr_plan_create(&c->plan, c->pb->dtype, t->ndim, c->pb->pencils, c->pb->shift, opts);
   c->plan_s = cli_now() - t0;
   if (st) {
-    fprintf(stderr, "%s n=%d: plan: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: ", t->name, n);
+    cli_report("plan", st);
     return 0;
   }
   /* Verify (this solve is also the warm-up). */
   if ((st = pscr_solve(c->plan, c->b, c->u))) {
-    fprintf(stderr, "%s n=%d: solve: %s (%s)\n", t->name, n, pscr_status_string(st), pscr_last_error());
+    fprintf(stderr, "%s n=%d: ", t->name, n);
+    cli_report("solve", st);
     return 0;
   }
   cli_verify(c->pb, c->b, c->u, c->ue, c->au, &c->berr, &c->derr);
@@ -154,7 +159,7 @@ static int run_cuda(const paper_table *t, const paper_row *row, int repeat, cons
   double host_ms = 1e3 * host_solve_median(&c, c.au, repeat, HOST_API_BUDGET_S);
   pscr_status st = gpu_time_solve(c.plan, opts->device, c.pb->dtype, c.N, c.b, c.u, repeat, &g);
   if (st) {
-    fprintf(stderr, "%s n=%d: device timing: %s (%s)\n", t->name, n, pscr_status_string(st), g.msg);
+    fprintf(stderr, "%s n=%d: device timing: %s\n", t->name, n, g.msg);
     goto out;
   }
   double dofs = pow(n, t->ndim), gtx_ms = 1e3 * row->gtx, xfer_ms = 1e3 * row->transfer;
@@ -180,52 +185,70 @@ out:
   return ok;
 }
 
-static int usage(const char *prog)
+static void usage(FILE *out)
 {
-  fprintf(stderr, "usage: %s [--tables LIST] [--min-n N] [--max-n N] [--repeat R] [--threads T] "
-                  "[--backend cpu|cuda|auto] [--device D] [--csv FILE]\n"
-                  "  LIST: comma-separated poisson2d,helmholtz2d,poisson3d,helmholtz3d "
-                  "(--problem is the same)\n", prog);
-  return 2;
+  fprintf(out,
+          "usage: pscr-bench [--tables LIST] [--min-n N] [--max-n N] [--repeat R] [--threads T]\n"
+          "                  [--backend cpu|cuda|auto] [--device D] [--csv FILE]\n"
+          "  LIST: comma-separated poisson2d,helmholtz2d,poisson3d,helmholtz3d (default all;\n"
+          "        --problem is the same); the rows with min-n <= n <= max-n (N >= 0);\n"
+          "  R >= 1 timed solves (default 5; cuda: at least %d), T >= 1 threads (default all),\n"
+          "  D >= 0 the CUDA device; --csv FILE also writes the rows as CSV.\n"
+          "Exit status: 0, 1 when a size failed, 2 on a bad command line or an unwritable\n"
+          "FILE, 77 with --backend cuda without a CUDA build or device.\n",
+          GPU_MIN_REPEAT);
 }
 
 int main(int argc, char **argv)
 {
-  const char *tables = "poisson2d,helmholtz2d,poisson3d,helmholtz3d", *csv_path = NULL;
-  int min_n = 0, max_n = 1 << 30, repeat = 0;
+  static const char *const table_names[] = {"poisson2d", "helmholtz2d", "poisson3d",
+                                            "helmholtz3d"};
+  static const char *const backends[] = {"cpu", "cuda", "auto"};
+  static const pscr_backend backend_of[] = {PSCR_BACKEND_CPU, PSCR_BACKEND_CUDA,
+                                            PSCR_BACKEND_AUTO};
+  const char *csv_path = NULL;
+  unsigned tables = 0xf; /* bit k: table_names[k] */
+  int min_n = 0, max_n = INT_MAX, repeat = 0, backend = 2;
   pscr_options opts;
   pscr_options_init(&opts);
   opts.check_finite = 0; /* time the solver, not the input scan */
-  for (int a = 1; a < argc; a += 2) {
-    if (a + 1 >= argc)
-      return usage(argv[0]);
-    if (!strcmp(argv[a], "--tables") || !strcmp(argv[a], "--problem"))
-      tables = argv[a + 1];
-    else if (!strcmp(argv[a], "--min-n"))
-      min_n = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--max-n"))
-      max_n = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--repeat"))
-      repeat = atoi(argv[a + 1]) > 0 ? atoi(argv[a + 1]) : 1;
-    else if (!strcmp(argv[a], "--threads"))
-      opts.num_threads = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--device"))
-      opts.device = atoi(argv[a + 1]);
-    else if (!strcmp(argv[a], "--csv"))
-      csv_path = argv[a + 1];
-    else if (!strcmp(argv[a], "--backend"))
-      opts.backend = !strcmp(argv[a + 1], "cpu")    ? PSCR_BACKEND_CPU
-                     : !strcmp(argv[a + 1], "cuda") ? PSCR_BACKEND_CUDA
-                                                    : PSCR_BACKEND_AUTO;
+  cli_args c;
+  cli_init(&c, "pscr-bench", argc, argv);
+  while (cli_next(&c)) {
+    int bad = 0;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
+      return 0;
+    } else if (cli_is(&c, "--tables") || cli_is(&c, "--problem"))
+      bad = cli_choice_set(&c, table_names, 4, &tables);
+    else if (cli_is(&c, "--min-n"))
+      bad = cli_int(&c, 0, INT_MAX, &min_n);
+    else if (cli_is(&c, "--max-n"))
+      bad = cli_int(&c, 0, INT_MAX, &max_n);
+    else if (cli_is(&c, "--repeat"))
+      bad = cli_int(&c, 1, 1000000, &repeat);
+    else if (cli_is(&c, "--threads"))
+      bad = cli_int(&c, 1, 4096, &opts.num_threads);
+    else if (cli_is(&c, "--device"))
+      bad = cli_int(&c, 0, INT_MAX, &opts.device);
+    else if (cli_is(&c, "--csv"))
+      bad = !(csv_path = cli_value(&c));
+    else if (cli_is(&c, "--backend"))
+      bad = cli_choice(&c, backends, 3, &backend);
     else
-      return usage(argv[0]);
+      return cli_unknown(&c);
+    if (bad)
+      return CLI_USAGE;
   }
+  if (min_n > max_n)
+    return cli_error(&c, "--min-n %d is above --max-n %d: no size to run", min_n, max_n);
+  opts.backend = backend_of[backend];
   int cuda = opts.backend == PSCR_BACKEND_CUDA;
   char device[320] = "";
   if (cuda) {
     pscr_status st = gpu_describe(opts.device, device, sizeof device);
     if (st) {
-      fprintf(stderr, "pscr-bench: --backend cuda: %s (%s)\n", pscr_status_string(st), device);
+      fprintf(stderr, "pscr-bench: --backend cuda: %s\n", device);
       return st == PSCR_ERROR_NOT_SUPPORTED ? 77 : 1;
     }
     repeat = repeat > GPU_MIN_REPEAT ? repeat : GPU_MIN_REPEAT;
@@ -234,8 +257,8 @@ int main(int argc, char **argv)
   }
   FILE *csv = csv_path ? fopen(csv_path, "w") : NULL;
   if (csv_path && !csv) {
-    perror(csv_path);
-    return 2;
+    fprintf(stderr, "pscr-bench: --csv %s: %s\n", csv_path, strerror(errno));
+    return CLI_USAGE;
   }
   if (csv && cuda)
     fprintf(csv, "# pscr %s, device: %s\n"
@@ -265,7 +288,10 @@ int main(int argc, char **argv)
   int failures = 0;
   for (int ti = 0; ti < 4; ti++) {
     const paper_table *t = &paper_tables[ti];
-    if (!strstr(tables, t->name))
+    int k = 0;
+    while (k < 4 && strcmp(t->name, table_names[k]))
+      k++;
+    if (k == 4 || !(tables & (1u << k)))
       continue;
     for (int r = 0; r < t->rows; r++) {
       const paper_row *row = &t->row[r];

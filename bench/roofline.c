@@ -27,10 +27,12 @@
  *
  * Case names: p = Poisson uniform, g = Poisson graded mesh (grading 0.5),
  * h = Helmholtz (omega h = 0.5); 2 or 3 = dimensions; n per dimension.
- * Exit status: 0; 1 when a check failed; 2 usage or no device.
+ * Exit status: 0; 1 when a check failed; 2 on a bad command line or an
+ * unwritable FILE; 77 without a CUDA device.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,66 +81,94 @@ static void usage(FILE *out)
 {
   fprintf(out, "usage: pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]\n"
                "                     [--csv FILE] [--device D] [--no-baselines] "
-               "[--copy-mib M]\n");
+               "[--copy-mib M]\n"
+               "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
+               "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
+               "  1..65536 MiB.\n"
+               "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
+               "FILE, 77 without a CUDA device.\n",
+          MAX_CASES, GPU_MIN_REPEAT);
 }
 
-static int parse_cases(const char *arg, rl_opts *o)
+/* A --cases list into o->cases; 0, or CLI_USAGE after the message. */
+static int parse_cases(const cli_args *c, const char *arg, rl_opts *o)
 {
   o->ncases = 0;
-  char *copy = strdup(arg), *save = NULL;
-  if (!copy)
-    return -1;
-  for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-    char k = 0;
-    int d = 0, n = 0, used = 0;
-    if (o->ncases == MAX_CASES || sscanf(tok, "%c%d:%d%n", &k, &d, &n, &used) != 3 ||
-        tok[used] || (k != 'p' && k != 'g' && k != 'h') || (d != 2 && d != 3) || n < 2 ||
-        n > 1 << 16) {
-      free(copy);
-      return -1;
-    }
-    rl_case *c = &o->cases[o->ncases++];
-    snprintf(c->name, sizeof c->name, "%c%d:%d", k, d, n);
-    c->kind = k == 'h' ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON;
-    c->ndim = d;
-    c->n = n;
-    c->grading = k == 'g' ? 0.5 : 0.0;
+  for (const char *at = arg;; at++) {
+    const size_t len = strcspn(at, ",");
+    char tok[32] = "";
+    if (len == 0 || len >= sizeof tok)
+      return cli_error(c, "--cases: '%.*s' in '%s' is not a case like p2:4095", (int)len, at,
+                       arg);
+    memcpy(tok, at, len);
+    long long n = 0;
+    const char k = tok[0], d = tok[1];
+    if ((k != 'p' && k != 'g' && k != 'h') || (d != '2' && d != '3') || tok[2] != ':')
+      return cli_error(c, "--cases: '%s' is not a case like p2:4095 (p, g or h; 2 or 3; ':' n)",
+                       tok);
+    char what[64];
+    snprintf(what, sizeof what, "--cases '%s': n", tok);
+    if (cli_parse_ll(c, what, tok + 3, 2, 1 << 16, &n))
+      return CLI_USAGE;
+    if (o->ncases == MAX_CASES)
+      return cli_error(c, "--cases: more than %d cases", MAX_CASES);
+    rl_case *rc = &o->cases[o->ncases++];
+    snprintf(rc->name, sizeof rc->name, "%c%c:%d", k, d, (int)n);
+    rc->kind = k == 'h' ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON;
+    rc->ndim = d - '0';
+    rc->n = (int)n;
+    rc->grading = k == 'g' ? 0.5 : 0.0;
+    at += len;
+    if (!*at)
+      break;
   }
-  free(copy);
-  return o->ncases > 0 ? 0 : -1;
+  return 0;
 }
 
+/* The command line into o; -1 after --help, 0, or CLI_USAGE after the message. */
 static int parse_args(int argc, char **argv, rl_opts *o)
 {
+  cli_args c;
+  cli_init(&c, "pscr-roofline", argc, argv);
   memset(o, 0, sizeof *o);
   o->repeat = 20;
   o->baselines = 1;
   o->copy_mib = 1024;
-  if (parse_cases(default_cases, o))
-    return -1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--no-baselines"))
+  if (parse_cases(&c, default_cases, o))
+    return CLI_USAGE;
+  while (cli_next(&c)) {
+    int bad = 0, mib = 0;
+    const char *v;
+    if (cli_is(&c, "--no-baselines")) {
+      bad = cli_switch(&c);
       o->baselines = 0;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+    } else if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
       usage(stdout);
-      exit(0);
-    } else if (v && !strcmp(a, "--cases")) {
-      if (parse_cases(v, o))
-        return -1;
-      i++;
-    } else if (v && !strcmp(a, "--repeat"))
-      o->repeat = atoi(argv[++i]);
-    else if (v && !strcmp(a, "--device"))
-      o->device = atoi(argv[++i]);
-    else if (v && !strcmp(a, "--copy-mib"))
-      o->copy_mib = (size_t)atol(argv[++i]);
-    else if (v && !strcmp(a, "--csv"))
-      o->csv = argv[++i];
-    else
       return -1;
+    } else if (cli_is(&c, "--cases"))
+      bad = !(v = cli_value(&c)) || parse_cases(&c, v, o);
+    else if (cli_is(&c, "--repeat"))
+      bad = cli_int(&c, GPU_MIN_REPEAT, 1000000, &o->repeat);
+    else if (cli_is(&c, "--device"))
+      bad = cli_int(&c, 0, INT_MAX, &o->device);
+    else if (cli_is(&c, "--copy-mib")) {
+      bad = cli_int(&c, 1, 65536, &mib);
+      o->copy_mib = (size_t)mib;
+    } else if (cli_is(&c, "--csv"))
+      bad = !(o->csv = cli_value(&c));
+    else
+      return cli_unknown(&c);
+    if (bad)
+      return CLI_USAGE;
   }
-  return o->repeat >= GPU_MIN_REPEAT && o->device >= 0 ? 0 : -1;
+  return 0;
+}
+
+/* pscr_status_string's name part (one message at a time: a static buffer). */
+static const char *status_name(pscr_status st)
+{
+  static char buf[64];
+  return cli_status_name(st, buf, sizeof buf);
 }
 
 /* The roofline of the measured ceilings. */
@@ -302,7 +332,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   *plan_out = plan;
   return med;
 fail:
-  printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, "pscr", pscr_status_string(st), msg);
+  printf("%-9s %-4s %-10s FAILED: %s (%s)\n", c->name, dtype, "pscr", msg, status_name(st));
   *failed = 1;
   pscr_plan_destroy(plan);
   return -1;
@@ -340,8 +370,7 @@ static void run_cufft(const rl_case *c, rl_problem *p, const rl_opts *o, const r
     st = bl_cufft_time(s, p->b, p->u, o->repeat, &med, &min, msg, sizeof msg);
   }
   if (st) {
-    printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, "R64", "cufft", pscr_status_string(st),
-           msg);
+    printf("%-9s %-4s %-10s FAILED: %s (%s)\n", c->name, "R64", "cufft", msg, status_name(st));
     *failed = 1;
   } else {
     baseline_row(c, "R64", "cufft", init_ms, med, problem_berr(p, p->u), 64 * DBL_EPSILON,
@@ -366,8 +395,7 @@ static void run_dense(const rl_case *c, rl_problem *p, const rl_opts *o, const r
     st = bl_dense_time(s, p->b, p->u, o->repeat, &med, &min, msg, sizeof msg);
   }
   if (st) {
-    printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, "R64", "dense", pscr_status_string(st),
-           msg);
+    printf("%-9s %-4s %-10s FAILED: %s (%s)\n", c->name, "R64", "dense", msg, status_name(st));
     *failed = 1;
   } else {
     const double tol = fmax(64 * DBL_EPSILON, 10.0 * c->n * DBL_EPSILON);
@@ -388,8 +416,7 @@ static void run_gtsv(const rl_case *c, const pscr_plan *plan, const char *dtype,
   memset(&list, 0, sizeof list);
   pscr_status st = bl_l3_list_build(plan, &list, msg, sizeof msg);
   if (st) {
-    printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, "gtsv", pscr_status_string(st),
-           msg);
+    printf("%-9s %-4s %-10s FAILED: %s (%s)\n", c->name, dtype, "gtsv", msg, status_name(st));
     *failed = 1;
     return;
   }
@@ -406,8 +433,8 @@ static void run_gtsv(const rl_case *c, const pscr_plan *plan, const char *dtype,
       continue;
     }
     if (st) {
-      printf("%-9s %-4s %-10s FAILED: %s: %s\n", c->name, dtype, vars[k].name,
-             pscr_status_string(st), msg);
+      printf("%-9s %-4s %-10s FAILED: %s (%s)\n", c->name, dtype, vars[k].name, msg,
+             status_name(st));
       *failed = 1;
       continue;
     }
@@ -427,19 +454,18 @@ int main(int argc, char **argv)
   rl_opts o;
   char desc[MSG_LEN];
   int failed = 0;
-  if (parse_args(argc, argv, &o)) {
-    usage(stderr);
-    return 2;
-  }
+  int parsed = parse_args(argc, argv, &o);
+  if (parsed)
+    return parsed < 0 ? 0 : CLI_USAGE;
   if (gpu_describe(o.device, desc, sizeof desc)) {
     fprintf(stderr, "pscr-roofline: %s\n", desc);
-    return 2;
+    return 77;
   }
   printf("# pscr-roofline (pscr %s): %s\n", pscr_version(), desc);
   gpu_ceilings ceil;
   if (gpu_measure_ceilings(o.device, o.copy_mib << 20, &ceil, desc, sizeof desc)) {
     fprintf(stderr, "pscr-roofline: ceilings: %s\n", desc);
-    return 2;
+    return 1;
   }
   printf("# ceilings (median of %d, CUDA events): copy kernel %.0f GB/s, cudaMemcpy D2D %.0f GB/s "
          "(read + written, 2 x %zu MiB); FP64 FMA %.0f GFLOP/s; FP32 FMA %.0f GFLOP/s\n",
@@ -482,7 +508,7 @@ int main(int argc, char **argv)
     char msg[MSG_LEN] = "";
     pscr_status st = problem_setup(&p, c, msg, sizeof msg);
     if (st) {
-      printf("%-9s FAILED: %s: %s\n", c->name, pscr_status_string(st), msg);
+      printf("%-9s FAILED: %s (%s)\n", c->name, msg, status_name(st));
       failed = 1;
       problem_free(&p);
       continue;

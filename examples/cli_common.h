@@ -1,8 +1,17 @@
-/* Helpers shared by the command-line programs (pscr-solve, pscr-bench). */
+/*
+ * Helpers shared by the command-line programs (pscr-solve, the examples, the
+ * benchmark tools): a strict option parser, timing, the float copy of a
+ * problem and the verification of a solve. Included from C and from CUDA
+ * C++ (the .cu examples), so it casts malloc's result.
+ */
 #ifndef PSCR_CLI_COMMON_H
 #define PSCR_CLI_COMMON_H
 
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +19,344 @@
 #include <time.h>
 
 #include "pscr.h"
+
+/* ------------------------------------------------------------ option parsing
+ *
+ * Every program parses its command line with these, so that all of them
+ * reject the same things the same way: a value must be the whole argument
+ * (strtoll / strtod must consume it: "12x", "", " 5" are refused), integers
+ * and doubles must lie in the option's range (which the message states),
+ * doubles must be finite, words must be one of the option's words, and an
+ * unknown option is named. Each error prints one line, "prog: <option>:
+ * <what is wrong with which value>", and a hint to --help on stderr, and the
+ * parser returns CLI_USAGE, the exit status of a usage error. Options take
+ * their value as the next argument or, long options, as --name=value.
+ *
+ *   cli_args c;
+ *   cli_init(&c, "pscr-solve", argc, argv);
+ *   while (cli_next(&c)) {
+ *     if (cli_is(&c, "-n")) { if (cli_int(&c, 1, INT_MAX, &n)) return CLI_USAGE; }
+ *     else if (cli_is(&c, "--help")) { usage(stdout); return 0; }
+ *     else return cli_unknown(&c);
+ *   }
+ */
+
+/* The exit status of a usage error (a bad command line). */
+#define CLI_USAGE 2
+
+typedef struct cli_args {
+  const char *prog; /* the program's name, the prefix of every message */
+  int argc;
+  char **argv;
+  int next;               /* argv index of the next argument */
+  const char *arg;        /* the current argument, as written */
+  const char *opt;        /* its option name (arg up to '=' for --name=value) */
+  const char *inline_val; /* the value after '=', or NULL */
+  char name[64];          /* opt's storage when split at '=' */
+} cli_args;
+
+static inline void cli_init(cli_args *c, const char *prog, int argc, char **argv)
+{
+  memset(c, 0, sizeof *c);
+  c->prog = prog;
+  c->argc = argc;
+  c->argv = argv;
+  c->next = 1;
+}
+
+/* A usage error: "prog: <message>" and the hint. Returns CLI_USAGE. */
+#if defined(__GNUC__)
+__attribute__((format(printf, 2, 3)))
+#endif
+static inline int cli_error(const cli_args *c, const char *fmt, ...)
+{
+  va_list ap;
+  fprintf(stderr, "%s: ", c->prog);
+  va_start(ap, fmt);
+  vfprintf(stderr, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "\nTry '%s --help' for the options.\n", c->prog);
+  return CLI_USAGE;
+}
+
+/* Step to the next argument: 1, or 0 when there is none. */
+static inline int cli_next(cli_args *c)
+{
+  if (c->next >= c->argc)
+    return 0;
+  c->arg = c->opt = c->argv[c->next++];
+  c->inline_val = NULL;
+  const char *eq = strchr(c->arg, '=');
+  if (!strncmp(c->arg, "--", 2) && eq && (size_t)(eq - c->arg) < sizeof c->name) {
+    memcpy(c->name, c->arg, (size_t)(eq - c->arg));
+    c->name[eq - c->arg] = '\0';
+    c->opt = c->name;
+    c->inline_val = eq + 1;
+  }
+  return 1;
+}
+
+/* The current argument is option `name`. */
+static inline int cli_is(const cli_args *c, const char *name) { return !strcmp(c->opt, name); }
+
+/* The current argument is not an option this program has. Returns CLI_USAGE. */
+static inline int cli_unknown(const cli_args *c)
+{
+  if (c->arg[0] == '-' && c->arg[1])
+    return cli_error(c, "unknown option '%s'", c->arg);
+  return cli_error(c, "unexpected argument '%s'", c->arg);
+}
+
+/* A switch (an option without a value): 0, or CLI_USAGE for --name=value. */
+static inline int cli_switch(const cli_args *c)
+{
+  if (c->inline_val)
+    return cli_error(c, "%s takes no value (got '%s')", c->opt, c->inline_val);
+  return 0;
+}
+
+/* The current option's value; NULL, after the message, when it is missing. */
+static inline const char *cli_value(cli_args *c)
+{
+  if (c->inline_val)
+    return c->inline_val;
+  if (c->next >= c->argc) {
+    cli_error(c, "%s: missing value", c->opt);
+    return NULL;
+  }
+  return c->argv[c->next++];
+}
+
+/*
+ * s as an integer in lo..hi; what: the option (or argument) it belongs to.
+ * 0, or CLI_USAGE after the message.
+ */
+static inline int cli_parse_ll(const cli_args *c, const char *what, const char *s, long long lo,
+                               long long hi, long long *out)
+{
+  char *end = NULL;
+  errno = 0;
+  long long v = *s && !isspace((unsigned char)*s) ? strtoll(s, &end, 10) : 0;
+  if (!end || end == s || *end)
+    return cli_error(c, "%s: '%s' is not an integer", what, s);
+  if (errno == ERANGE || v < lo || v > hi)
+    return cli_error(c, "%s: %s is out of range %lld..%lld", what, s, lo, hi);
+  *out = v;
+  return 0;
+}
+
+/* s as a finite double in the interval from lo to hi, each end open or closed. */
+static inline int cli_parse_double(const cli_args *c, const char *what, const char *s, double lo,
+                                   int lo_open, double hi, int hi_open, double *out)
+{
+  char *end = NULL;
+  double v = *s && !isspace((unsigned char)*s) ? strtod(s, &end) : 0;
+  if (!end || end == s || *end)
+    return cli_error(c, "%s: '%s' is not a number", what, s);
+  if (!isfinite(v))
+    return cli_error(c, "%s: '%s' is not a finite number", what, s);
+  if ((lo_open ? !(v > lo) : !(v >= lo)) || (hi_open ? !(v < hi) : !(v <= hi)))
+    return cli_error(c, "%s: %s is out of range %c%g, %g%c", what, s, lo_open ? '(' : '[', lo, hi,
+                     hi_open ? ')' : ']');
+  *out = v;
+  return 0;
+}
+
+/* The current option's value as an int in lo..hi. */
+static inline int cli_int(cli_args *c, long long lo, long long hi, int *out)
+{
+  const char *s = cli_value(c);
+  long long v = 0;
+  if (!s || cli_parse_ll(c, c->opt, s, lo, hi, &v))
+    return CLI_USAGE;
+  *out = (int)v;
+  return 0;
+}
+
+/* The current option's value as a long long in lo..hi. */
+static inline int cli_llong(cli_args *c, long long lo, long long hi, long long *out)
+{
+  const char *s = cli_value(c);
+  return !s || cli_parse_ll(c, c->opt, s, lo, hi, out) ? CLI_USAGE : 0;
+}
+
+/* The current option's value as a finite double in [lo, hi] (lo_open: (lo,
+ * hi_open: hi)); hi may be INFINITY. */
+static inline int cli_double(cli_args *c, double lo, int lo_open, double hi, int hi_open,
+                             double *out)
+{
+  const char *s = cli_value(c);
+  return !s || cli_parse_double(c, c->opt, s, lo, lo_open, hi, hi_open, out) ? CLI_USAGE : 0;
+}
+
+/* "poisson, helmholtz" into buf. */
+static inline const char *cli_choice_list(const char *const *words, int nwords, char *buf,
+                                        size_t len)
+{
+  buf[0] = '\0';
+  for (int k = 0; k < nwords; k++) {
+    size_t used = strlen(buf);
+    snprintf(buf + used, len - used, "%s%s", k ? ", " : "", words[k]);
+  }
+  return buf;
+}
+
+/* The current option's value as the index of one of words[0..nwords-1]. */
+static inline int cli_choice(cli_args *c, const char *const *words, int nwords, int *out)
+{
+  const char *s = cli_value(c);
+  char buf[256];
+  if (!s)
+    return CLI_USAGE;
+  for (int k = 0; k < nwords; k++)
+    if (!strcmp(s, words[k])) {
+      *out = k;
+      return 0;
+    }
+  return cli_error(c, "%s: '%s' is not one of: %s", c->opt, s,
+                   cli_choice_list(words, nwords, buf, sizeof buf));
+}
+
+/*
+ * s, a comma-separated list of ints in lo..hi ("127,255,511") given to
+ * option opt, at most max of them, into out[0..*count-1].
+ */
+static inline int cli_parse_int_list(const cli_args *c, const char *opt, const char *s,
+                                     long long lo, long long hi, int *out, int max, int *count)
+{
+  char item[64], what[160];
+  snprintf(what, sizeof what, "%s '%s'", opt, s);
+  int k = 0;
+  for (const char *at = s;; at++) {
+    size_t len = strcspn(at, ",");
+    long long v = 0;
+    if (len == 0)
+      return cli_error(c, "%s: empty entry", what);
+    if (k == max)
+      return cli_error(c, "%s: more than %d entries", what, max);
+    if (len >= sizeof item)
+      return cli_error(c, "%s: '%.*s' is not an integer", what, (int)len, at);
+    memcpy(item, at, len);
+    item[len] = '\0';
+    if (cli_parse_ll(c, what, item, lo, hi, &v))
+      return CLI_USAGE;
+    out[k++] = (int)v;
+    at += len;
+    if (!*at)
+      break;
+  }
+  *count = k;
+  return 0;
+}
+
+/* The current option's value as a list of cli_parse_int_list. */
+static inline int cli_int_list(cli_args *c, long long lo, long long hi, int *out, int max,
+                               int *count)
+{
+  const char *s = cli_value(c);
+  return !s || cli_parse_int_list(c, c->opt, s, lo, hi, out, max, count) ? CLI_USAGE : 0;
+}
+
+/*
+ * The current option's value as a comma-separated list of words, each one
+ * of words[0..nwords-1], as a bit mask (bit k: words[k]).
+ */
+static inline int cli_choice_set(cli_args *c, const char *const *words, int nwords, unsigned *mask)
+{
+  const char *s = cli_value(c);
+  char buf[256];
+  if (!s)
+    return CLI_USAGE;
+  *mask = 0;
+  for (const char *at = s;; at++) {
+    size_t len = strcspn(at, ",");
+    int k = 0;
+    while (k < nwords && (strlen(words[k]) != len || strncmp(words[k], at, len)))
+      k++;
+    if (k == nwords)
+      return cli_error(c, "%s: '%.*s'%s%s%s is not one of: %s", c->opt, (int)len, at,
+                       len < strlen(s) ? " in '" : "", len < strlen(s) ? s : "",
+                       len < strlen(s) ? "'" : "",
+                       cli_choice_list(words, nwords, buf, sizeof buf));
+    *mask |= 1u << k;
+    at += len;
+    if (!*at)
+      break;
+  }
+  return 0;
+}
+
+/*
+ * --flags: the current option's value, a comma-separated list of
+ * pscr_flag_name()s (pscr.h, PSCR_FLAG_LIST), into the bits of
+ * pscr_options.flags; an unknown name is refused with the known ones.
+ */
+static inline int cli_flags(cli_args *c, unsigned int *flags)
+{
+  const char *s = cli_value(c);
+  if (!s)
+    return CLI_USAGE;
+  *flags = 0;
+  for (const char *at = s;; at++) {
+    size_t len = strcspn(at, ",");
+    unsigned int bit = 0;
+    for (int k = 0; k < 32 && !bit; k++) {
+      const char *name = pscr_flag_name(1u << k);
+      if (name && strlen(name) == len && !strncmp(name, at, len))
+        bit = 1u << k;
+    }
+    if (!bit) {
+      char known[1024] = "";
+      for (int k = 0; k < 32; k++) {
+        const char *name = pscr_flag_name(1u << k);
+        size_t used = strlen(known);
+        if (name)
+          snprintf(known + used, sizeof known - used, "%s%s", used ? ", " : "", name);
+      }
+      return cli_error(c, "%s: '%.*s'%s%s%s is not a flag; known flags: %s", c->opt, (int)len,
+                       at, len < strlen(s) ? " in '" : "", len < strlen(s) ? s : "",
+                       len < strlen(s) ? "'" : "", known);
+    }
+    *flags |= bit;
+    at += len;
+    if (!*at)
+      break;
+  }
+  return 0;
+}
+
+/*
+ * A library error, cause first: "prog: <pscr_last_error()> (<status name>)",
+ * the name being the part of pscr_status_string() before its ':' (the
+ * generic text adds nothing to the cause).
+ */
+static inline void cli_report(const char *prog, pscr_status st)
+{
+  const char *s = pscr_status_string(st), *colon = strchr(s, ':');
+  const int len = colon ? (int)(colon - s) : (int)strlen(s);
+  const char *cause = pscr_last_error();
+  if (cause && *cause)
+    fprintf(stderr, "%s: %s (%.*s)\n", prog, cause, len, s);
+  else
+    fprintf(stderr, "%s: %s\n", prog, s);
+}
+
+/* The status's name ("PSCR_ERROR_SINGULAR"): pscr_status_string() up to its ':'. */
+static inline const char *cli_status_name(pscr_status st, char *buf, size_t len)
+{
+  const char *s = pscr_status_string(st), *colon = strchr(s, ':');
+  snprintf(buf, len, "%.*s", colon ? (int)(colon - s) : (int)strlen(s), s);
+  return buf;
+}
+
+/* "1 thread", "2 threads" into buf. */
+static inline const char *cli_threads(int n, char *buf, size_t len)
+{
+  snprintf(buf, len, "%d thread%s", n, n == 1 ? "" : "s");
+  return buf;
+}
+
+/* ------------------------------------------------------------------- the rest */
 
 /* Monotonic wall-clock seconds. */
 static inline double cli_now(void)
@@ -33,39 +380,6 @@ static inline const char *cli_dtype_name(pscr_dtype dtype)
     return "C32";
   }
   return "?";
-}
-
-/*
- * --flags: a comma-separated list of pscr_flag_name()s (pscr.h,
- * PSCR_FLAG_LIST) into the bits of pscr_options.flags. Returns 0, or -1
- * after printing the unknown name and the known ones to stderr.
- */
-static inline int cli_parse_flags(const char *list, unsigned int *flags)
-{
-  *flags = 0;
-  const char *at = list;
-  while (*at) {
-    size_t len = strcspn(at, ",");
-    unsigned int bit = 0;
-    for (int k = 0; k < 32 && !bit; k++) {
-      const char *name = pscr_flag_name(1u << k);
-      if (name && strlen(name) == len && !strncmp(name, at, len))
-        bit = 1u << k;
-    }
-    if (!bit) {
-      fprintf(stderr, "--flags: unknown flag '%.*s'; known flags:", (int)len, at);
-      for (int k = 0; k < 32; k++)
-        if (pscr_flag_name(1u << k))
-          fprintf(stderr, " %s", pscr_flag_name(1u << k));
-      fprintf(stderr, "\n");
-      return -1;
-    }
-    *flags |= bit;
-    at += len;
-    if (*at == ',')
-      at++;
-  }
-  return 0;
 }
 
 /* qsort comparator for doubles (medians of timings). */

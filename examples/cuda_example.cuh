@@ -1,8 +1,8 @@
 /*
- * What the CUDA examples (pscr-pcg-gpu, pscr-gmres-gpu) share: checks of
- * CUDA, cuBLAS and pscr calls that report the failing call and return 1
- * from the enclosing function, the grid of a grid-stride kernel, and the
- * choice of the device.
+ * What the CUDA examples (pscr-pcg-gpu, pscr-pcg3d-gpu, pscr-gmres-gpu)
+ * share: checks of CUDA, cuBLAS and pscr calls that report the cause and
+ * the failing call and return 1 from the enclosing function, the grid of a
+ * grid-stride kernel, and the choice of the device.
  */
 #ifndef PSCR_EXAMPLES_CUDA_EXAMPLE_CUH
 #define PSCR_EXAMPLES_CUDA_EXAMPLE_CUH
@@ -11,16 +11,21 @@
 #include <cuda_runtime.h>
 #include <stdio.h>
 
+#include "cli_common.h"
 #include "pscr.h"
 
 #define THREADS 256
 
-/* A CUDA call failed: report it, return 1 from the enclosing function. */
+/*
+ * A CUDA, cuBLAS or pscr call failed: report the cause, then the call, and
+ * return 1 from the enclosing function.
+ */
 #define CU_CK(call)                                                                          \
   do {                                                                                       \
     cudaError_t e_ = (call);                                                                 \
     if (e_ != cudaSuccess) {                                                                 \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+      fprintf(stderr, "CUDA error: %s (%s, from %s)\n", cudaGetErrorString(e_),              \
+              cudaGetErrorName(e_), #call);                                                  \
       return 1;                                                                              \
     }                                                                                        \
   } while (0)
@@ -29,8 +34,7 @@
   do {                                                                                       \
     cublasStatus_t b_ = (call);                                                              \
     if (b_ != CUBLAS_STATUS_SUCCESS) {                                                       \
-      fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call,                          \
-              cublasGetStatusString(b_));                                                    \
+      fprintf(stderr, "cuBLAS error: %s (from %s)\n", cublasGetStatusString(b_), #call);     \
       return 1;                                                                              \
     }                                                                                        \
   } while (0)
@@ -39,8 +43,7 @@
   do {                                                                                       \
     pscr_status s_ = (call);                                                                 \
     if (s_ != PSCR_SUCCESS) {                                                                \
-      fprintf(stderr, "%s:%d: %s: %s (%s)\n", __FILE__, __LINE__, #call,                     \
-              pscr_status_string(s_), pscr_last_error());                                    \
+      cli_report(#call, s_);                                                                 \
       return 1;                                                                              \
     }                                                                                        \
   } while (0)
@@ -55,19 +58,29 @@ static inline unsigned blocks_for(size_t n)
   return (unsigned)(b < 1 ? 1 : b > cap ? cap : b);
 }
 
-/* Device `device` and its properties. Returns 0; 77 where there is no such
- * device (the example skips: its ctest SKIP_RETURN_CODE); 1 on an error. */
-static inline int example_device(const char *prog, int device, cudaDeviceProp *prop)
+/*
+ * Device `device` and its properties. Returns 0; where there is no CUDA
+ * device (cudaGetDeviceCount fails or finds none) or no such device, a
+ * one-line message and 77 in --test mode (the ctest's SKIP_RETURN_CODE:
+ * skipped) or 1 otherwise; 1 on another error.
+ */
+static inline int example_device(const char *prog, int device, int test, cudaDeviceProp *prop)
 {
   int count = 0;
   cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count <= device) {
-    printf("%s: no CUDA device %d (%s); skipped\n", prog, device,
-           e != cudaSuccess ? cudaGetErrorString(e) : "not enough devices");
-    return 77;
+  if (e != cudaSuccess || count == 0) {
+    fprintf(stderr, "%s: no CUDA device (cudaGetDeviceCount: %s)%s\n", prog,
+            e != cudaSuccess ? cudaGetErrorString(e) : "0 devices", test ? "; skipped" : "");
+    return test ? 77 : 1;
   }
-  if (cudaGetDeviceProperties(prop, device) != cudaSuccess) {
-    fprintf(stderr, "%s: cudaGetDeviceProperties failed\n", prog);
+  if (device >= count) {
+    fprintf(stderr, "%s: no CUDA device %d (cudaGetDeviceCount: %d device%s)%s\n", prog, device,
+            count, count == 1 ? "" : "s", test ? "; skipped" : "");
+    return test ? 77 : 1;
+  }
+  e = cudaGetDeviceProperties(prop, device);
+  if (e != cudaSuccess) {
+    fprintf(stderr, "%s: %s (from cudaGetDeviceProperties)\n", prog, cudaGetErrorString(e));
     return 1;
   }
   return 0;

@@ -40,6 +40,9 @@
  *
  *   pscr-gmres [-n 127,255,511] [--omega W] [--nmax N] [--graded G] [--tol T]
  *              [--restart M] [--maxit K] [--threads T] [--[no-]baseline] [--test]
+ *
+ * Exit status: 0, 1 on an error or a failed --test check, 2 on a bad
+ * command line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -97,7 +100,7 @@ static int run_size(int n, const run_cfg *cfg, const pscr_options *opts,
     pscr_status st = helm_make_plan(&op, v, opts, &plan);
     res[v].setup = cli_now() - t0;
     if (st) {
-      fprintf(stderr, "plan: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+      cli_report("pscr-gmres", st);
       goto out;
     }
     if (helm_gmres(&op, b, x, helm_precond_pscr, plan, cfg->tol, cfg->restart, cfg->maxit,
@@ -176,93 +179,58 @@ static int self_test(pscr_options *opts)
   return fail;
 }
 
-static void usage(const char *prog)
+static void usage(FILE *out)
 {
-  fprintf(stderr,
-          "usage: %s [-n N1,N2,...] [--omega W] [--nmax N] [--graded G] [--tol T]\n"
-          "          [--restart M] [--maxit K] [--threads T] [--[no-]baseline] [--test]\n"
-          "defaults: n = 127,255,511 nodes per dimension, omega 20, nmax 1.5, uniform\n"
-          "          mesh, tol 1e-8, GMRES(100), maxit 1000, all threads (pscr and the\n"
-          "          Krylov loops; --threads T sets both), CPU backend.\n"
+  fprintf(out,
+          "usage: pscr-gmres [-n N1,N2,...] [--omega W] [--nmax N] [--graded G] [--tol T]\n"
+          "                  [--restart M] [--maxit K] [--threads T] [--[no-]baseline] [--test]\n"
+          "defaults: n = 127,255,511 nodes per dimension (2..1048576, at most 16 sizes),\n"
+          "          omega 20 (W > 0), nmax 1.5 (N >= 1), uniform mesh (G in [0, 1)),\n"
+          "          tol 1e-8 (T in (0, 1)), GMRES(100) (M in 1..10000), maxit 1000, all\n"
+          "          threads (pscr and the Krylov loops; --threads T sets both), CPU backend.\n"
           "The unpreconditioned and Jacobi GMRES baselines run for n <= 255 only (slow);\n"
-          "--baseline runs them at every n, --no-baseline at none; --test: the ctest case.\n",
-          prog);
+          "--baseline runs them at every n, --no-baseline at none; --test: the ctest case.\n"
+          "Exit status: 0, 1 on an error or a failed --test check, 2 on a bad command line.\n");
 }
 
 int main(int argc, char **argv)
 {
-  int sizes[16] = {127, 255, 511}, nsizes = 3, test = 0;
-  run_cfg cfg = {20.0, 1.5, 0.0, 1e-8, 100, 1000, 255};
+  gmres_args a;
+  gmres_args_init(&a);
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CPU;
   setvbuf(stdout, NULL, _IOLBF, 0); /* rows appear as they finish, also through a pipe */
-  for (int a = 1; a < argc; a++) {
-    const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      usage(argv[0]);
+  cli_args c;
+  cli_init(&c, "pscr-gmres", argc, argv);
+  while (cli_next(&c)) {
+    int r = gmres_parse_option(&c, &a);
+    if (r == CLI_USAGE)
+      return CLI_USAGE;
+    if (r)
+      continue;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
       return 0;
     }
-    if (!strcmp(arg, "--test")) {
-      test = 1;
-      continue;
-    }
-    if (!strcmp(arg, "--no-baseline")) {
-      cfg.baseline = 0;
-      continue;
-    }
-    if (!strcmp(arg, "--baseline")) {
-      cfg.baseline = 1 << 30;
-      continue;
-    }
-    if (!val) {
-      usage(argv[0]);
-      return 2;
-    }
-    a++;
-    if (!strcmp(arg, "-n")) {
-      nsizes = krylov_parse_sizes(val, sizes, 16);
-    } else if (!strcmp(arg, "--omega")) {
-      cfg.omega = atof(val);
-    } else if (!strcmp(arg, "--nmax")) {
-      cfg.nmax = atof(val);
-    } else if (!strcmp(arg, "--graded")) {
-      cfg.grading = atof(val);
-    } else if (!strcmp(arg, "--tol")) {
-      cfg.tol = atof(val);
-    } else if (!strcmp(arg, "--restart")) {
-      cfg.restart = atoi(val);
-    } else if (!strcmp(arg, "--maxit")) {
-      cfg.maxit = atoi(val);
-    } else if (!strcmp(arg, "--threads")) {
-      opts.num_threads = atoi(val);
-      if (opts.num_threads > 0)
-        omp_set_num_threads(opts.num_threads);
-    } else {
-      usage(argv[0]);
-      return 2;
-    }
+    return cli_unknown(&c);
   }
-  int bad_size = 0;
-  for (int s = 0; s < nsizes; s++)
-    bad_size |= sizes[s] < 2;
-  if (nsizes < 1 || bad_size || !(cfg.omega > 0) || !(cfg.nmax >= 1) ||
-      !(cfg.grading >= 0 && cfg.grading < 1) || !(cfg.tol > 0) || cfg.restart < 1 ||
-      cfg.maxit < 1) {
-    usage(argv[0]);
-    return 2;
+  if (a.threads) {
+    opts.num_threads = a.threads;
+    omp_set_num_threads(a.threads);
   }
-  if (test)
+  if (a.test)
     return self_test(&opts);
+  run_cfg cfg = {a.omega, a.nmax, a.grading, a.tol, a.restart, a.maxit, a.baseline};
   printf("pscr-gmres: -lap u - omega^2 nu^2 u = f on (0,1)^2, 2nd-order ABC, bilinear FE, "
          "tol %g; pscr %s\n",
          cfg.tol, pscr_version());
   int stalled = 0;
-  for (int s = 0; s < nsizes; s++) {
+  for (int s = 0; s < a.nsizes; s++) {
     krylov_result res[R_COUNT];
-    if (run_size(sizes[s], &cfg, &opts, res))
+    if (run_size(a.sizes[s], &cfg, &opts, res))
       return 1;
-    for (int v = sizes[s] <= cfg.baseline ? R_NONE : R_MEAN; v < R_COUNT; v++)
+    for (int v = a.sizes[s] <= cfg.baseline ? R_NONE : R_MEAN; v < R_COUNT; v++)
       stalled |= !res[v].converged;
   }
   if (stalled)

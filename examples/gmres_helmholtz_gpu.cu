@@ -60,7 +60,7 @@
  *                  [--cpu] [--device D] [--test]
  *
  * Exit status: 0, 1 on an error or a failed --test check, 2 on a bad
- * command line, 77 when there is no CUDA device (ctest: skipped).
+ * command line; without a CUDA device 77 with --test (ctest: skipped), else 1.
  */
 #include <cuComplex.h>
 #include <cublas_v2.h>
@@ -778,92 +778,60 @@ static int self_test(const gpu_env *g)
 
 /* ------------------------------------------------------------------ main */
 
-static void usage(const char *prog)
+static void usage(FILE *out)
 {
-  fprintf(stderr,
-          "usage: %s [-n N1,N2,...] [--omega W] [--nmax N] [--graded G] [--tol T]\n"
-          "          [--restart M] [--maxit K] [--threads T] [--[no-]baseline] [--cpu]\n"
-          "          [--device D] [--test]\n"
-          "defaults: n = 127,255,511 nodes per dimension, omega 20, nmax 1.5, uniform\n"
-          "          mesh, tol 1e-8, GMRES(100), maxit 1000, device 0.\n"
+  fprintf(out,
+          "usage: pscr-gmres-gpu [-n N1,N2,...] [--omega W] [--nmax N] [--graded G] [--tol T]\n"
+          "                      [--restart M] [--maxit K] [--threads T] [--[no-]baseline]\n"
+          "                      [--cpu] [--device D] [--test]\n"
+          "defaults: n = 127,255,511 nodes per dimension (2..1048576, at most 16 sizes),\n"
+          "          omega 20 (W > 0), nmax 1.5 (N >= 1), uniform mesh (G in [0, 1)),\n"
+          "          tol 1e-8 (T in (0, 1)), GMRES(100) (M in 1..10000), maxit 1000, device 0.\n"
           "Every iteration runs on the CUDA device (pscr's CUDA backend for the pscr\n"
           "preconditioners). The unpreconditioned and Jacobi GMRES baselines run for\n"
           "n <= 255 only; --baseline runs them at every n, --no-baseline at none.\n"
           "--cpu also runs the CPU example's pscr variants (--threads T threads, default\n"
           "all) and prints their iteration counts; --test runs the ctest case.\n"
-          "Exit 77 without a CUDA device.\n",
-          prog);
+          "Exit status: 0, 1 on an error or a failed --test check, 2 on a bad command line,\n"
+          "no CUDA device: 77 with --test (ctest: skipped), else 1.\n");
 }
 
 int main(int argc, char **argv)
 {
-  int sizes[16] = {127, 255, 511}, nsizes = 3, test = 0, device = 0;
-  run_cfg cfg = {20.0, 1.5, 0.0, 1e-8, 100, 1000, 255, 0, 0};
+  gmres_args a;
+  int device = 0, cpu = 0;
+  gmres_args_init(&a);
   setvbuf(stdout, NULL, _IOLBF, 0); /* rows appear as they finish, also through a pipe */
-  for (int a = 1; a < argc; a++) {
-    const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      usage(argv[0]);
+  cli_args c;
+  cli_init(&c, "pscr-gmres-gpu", argc, argv);
+  while (cli_next(&c)) {
+    int r = gmres_parse_option(&c, &a);
+    if (r == CLI_USAGE)
+      return CLI_USAGE;
+    if (r)
+      continue;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
       return 0;
-    }
-    if (!strcmp(arg, "--test")) {
-      test = 1;
-      continue;
-    }
-    if (!strcmp(arg, "--no-baseline")) {
-      cfg.baseline = 0;
-      continue;
-    }
-    if (!strcmp(arg, "--baseline")) {
-      cfg.baseline = 1 << 30;
-      continue;
-    }
-    if (!strcmp(arg, "--cpu")) {
-      cfg.cpu = 1;
-      continue;
-    }
-    if (!val) {
-      usage(argv[0]);
-      return 2;
-    }
-    a++;
-    if (!strcmp(arg, "-n")) {
-      nsizes = krylov_parse_sizes(val, sizes, 16);
-    } else if (!strcmp(arg, "--omega")) {
-      cfg.omega = atof(val);
-    } else if (!strcmp(arg, "--nmax")) {
-      cfg.nmax = atof(val);
-    } else if (!strcmp(arg, "--graded")) {
-      cfg.grading = atof(val);
-    } else if (!strcmp(arg, "--tol")) {
-      cfg.tol = atof(val);
-    } else if (!strcmp(arg, "--restart")) {
-      cfg.restart = atoi(val);
-    } else if (!strcmp(arg, "--maxit")) {
-      cfg.maxit = atoi(val);
-    } else if (!strcmp(arg, "--threads")) {
-      int t = atoi(val);
-      if (t > 0)
-        omp_set_num_threads(t);
-    } else if (!strcmp(arg, "--device")) {
-      device = atoi(val);
+    } else if (cli_is(&c, "--cpu")) {
+      if (cli_switch(&c))
+        return CLI_USAGE;
+      cpu = 1;
+    } else if (cli_is(&c, "--device")) {
+      if (cli_int(&c, 0, INT_MAX, &device))
+        return CLI_USAGE;
     } else {
-      usage(argv[0]);
-      return 2;
+      return cli_unknown(&c);
     }
   }
-  int bad_size = 0;
-  for (int s = 0; s < nsizes; s++)
-    bad_size |= sizes[s] < 2;
-  if (nsizes < 1 || bad_size || !(cfg.omega > 0) || !(cfg.nmax >= 1) ||
-      !(cfg.grading >= 0 && cfg.grading < 1) || !(cfg.tol > 0) || cfg.restart < 1 ||
-      cfg.maxit < 1 || device < 0) {
-    usage(argv[0]);
-    return 2;
-  }
+  if (a.threads)
+    omp_set_num_threads(a.threads);
+  run_cfg cfg = {a.omega, a.nmax, a.grading, a.tol, a.restart, a.maxit, a.baseline, cpu, 0};
+  const int test = a.test, nsizes = a.nsizes;
+  const int *sizes = a.sizes;
 
   cudaDeviceProp prop;
-  int dev_rc = example_device("pscr-gmres-gpu", device, &prop);
+  int dev_rc = example_device("pscr-gmres-gpu", device, test, &prop);
   if (dev_rc)
     return dev_rc;
   gpu_env g;

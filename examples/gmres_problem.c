@@ -70,7 +70,7 @@ int helm_op_init(helm_op *op, int n, double omega, double nmax, double grading)
     if (!st)
       st = pscr_helmholtz_factors(n, op->h[d], omega, f, f + 2 * n, f + 4 * n, f + 6 * n);
     if (st) {
-      fprintf(stderr, "factors: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+      cli_report("helm_op_init", st);
       helm_op_free(op);
       return -1;
     }
@@ -193,7 +193,7 @@ int helm_precond_pscr(void *ctx, const double *r, double *z)
 {
   pscr_status st = pscr_solve(ctx, r, z);
   if (st)
-    fprintf(stderr, "pscr_solve: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    cli_report("pscr_solve", st);
   return st != PSCR_SUCCESS;
 }
 
@@ -315,4 +315,54 @@ pscr_status helm_make_plan(const helm_op *op, int variant, const pscr_options *o
   zdouble c = -(variant == R_MEAN ? 1.0 : 1.0 - 0.5 * I) * op->kbar2;
   double shift[2] = {creal(c), cimag(c)};
   return pscr_plan_create(plan, PSCR_C64, 2, op->pen, shift, opts);
+}
+
+/* ------------------------------------------------------ command-line options */
+
+void gmres_args_init(gmres_args *a)
+{
+  static const int sizes[] = {127, 255, 511};
+  memset(a, 0, sizeof *a);
+  memcpy(a->sizes, sizes, sizeof sizes);
+  a->nsizes = 3;
+  a->omega = 20.0;
+  a->nmax = 1.5;
+  a->grading = 0.0;
+  a->tol = 1e-8;
+  a->restart = 100;
+  a->maxit = 1000;
+  a->baseline = 255;
+}
+
+int gmres_parse_option(cli_args *c, gmres_args *a)
+{
+  int bad;
+  if (cli_is(c, "-n"))
+    bad = cli_int_list(c, 2, 1 << 20, a->sizes, 16, &a->nsizes);
+  else if (cli_is(c, "--omega"))
+    bad = cli_double(c, 0.0, 1, INFINITY, 1, &a->omega);
+  else if (cli_is(c, "--nmax"))
+    bad = cli_double(c, 1.0, 0, INFINITY, 1, &a->nmax);
+  else if (cli_is(c, "--graded"))
+    bad = cli_double(c, 0.0, 0, 1.0, 1, &a->grading);
+  else if (cli_is(c, "--tol"))
+    bad = cli_double(c, 0.0, 1, 1.0, 1, &a->tol);
+  else if (cli_is(c, "--restart"))
+    bad = cli_int(c, 1, 10000, &a->restart);
+  else if (cli_is(c, "--maxit"))
+    bad = cli_int(c, 1, INT_MAX, &a->maxit);
+  else if (cli_is(c, "--threads"))
+    bad = cli_int(c, 1, 4096, &a->threads);
+  else if (cli_is(c, "--baseline")) {
+    bad = cli_switch(c);
+    a->baseline = 1 << 30;
+  } else if (cli_is(c, "--no-baseline")) {
+    bad = cli_switch(c);
+    a->baseline = 0;
+  } else if (cli_is(c, "--test")) {
+    bad = cli_switch(c);
+    a->test = 1;
+  } else
+    return 0;
+  return bad ? CLI_USAGE : 1;
 }

@@ -15,6 +15,7 @@
 
 #include <stddef.h>
 
+#include "cli_common.h"
 #include "krylov_common.h"
 #include "pscr.h"
 
@@ -81,6 +82,28 @@ int helm_precond_pscr(void *ctx, const double *r, double *z);
  */
 int helm_gmres(const helm_op *op, const double *b, double *x, helm_precond_fn precond,
                void *ctx, double tol, int restart, int maxit, krylov_result *res);
+
+/* What the GMRES examples' command lines share. */
+typedef struct gmres_args {
+  int sizes[16], nsizes;
+  double omega, nmax, grading, tol;
+  int restart, maxit;
+  int baseline; /* the largest n for the GMRES and Jacobi-GMRES baselines */
+  int threads;  /* 0: all */
+  int test;
+} gmres_args;
+
+/* The defaults: n = 127,255,511, omega 20, nmax 1.5, uniform mesh, tol 1e-8,
+ * GMRES(100), maxit 1000, baselines up to n = 255, all threads. */
+void gmres_args_init(gmres_args *a);
+
+/*
+ * The current option of c if it is one of the shared ones (-n N1,N2,...,
+ * --omega, --nmax, --graded, --tol, --restart, --maxit, --threads,
+ * --baseline, --no-baseline, --test): 1 when it was (and parsed), 0 when it
+ * is not one of them, CLI_USAGE after a usage error's message.
+ */
+int gmres_parse_option(cli_args *c, gmres_args *a);
 
 #ifdef __cplusplus
 }

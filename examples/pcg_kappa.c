@@ -36,11 +36,15 @@
  * All four stop when the recurrence residual ||r|| / ||b|| (2-norm) drops
  * below --tol (1e-8); afterwards ||b - A x|| / ||b|| is recomputed from x.
  *
- * The host code (media, operator, load, pencils, the CG loop) is in
- * pcg_problem.c, shared with the GPU version pscr-pcg-gpu (pcg_kappa_gpu.cu).
+ * The host code (media, operator, load, pencils, the CG loop, the table of
+ * one size, the shared options) is in pcg_problem.c, shared with the GPU
+ * version pscr-pcg-gpu (pcg_kappa_gpu.cu) and the 3D examples (pcg3d.c).
  *
  *   pscr-pcg [-n 127,255,511] [--kappa checker|bump|random] [--contrast C]
  *            [--graded G] [--tol T] [--maxit K] [--threads T] [--no-cg] [--test]
+ *
+ * Exit status: 0, 1 on an error or a failed --test check, 2 on a bad
+ * command line.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
@@ -53,113 +57,6 @@
 #include "krylov_common.h"
 #include "pcg_problem.h"
 #include "pscr.h"
-
-/*
- * --test: A(kappa = 1) against pscr_operator_apply (relative max difference
- * <= 100 eps).
- */
-static int check_operator(int n, double grading)
-{
-  kappa_op op;
-  int fail = 1;
-  if (kappa_op_init(&op, n, KAPPA_CHECKER, 1.0, grading))
-    return 1;
-  size_t N = (size_t)n * n;
-  double *u = malloc(N * sizeof *u), *y = malloc(N * sizeof *y), *z = malloc(N * sizeof *z);
-  double *store = malloc((size_t)6 * n * sizeof *store);
-  if (!u || !y || !z || !store)
-    goto out;
-  pscr_pencil pen[2];
-  pcg_pencils(&op, 1.0, store, pen);
-  for (size_t i = 0; i < N; i++)
-    u[i] = sin(0.37 * (double)i) + 0.5;
-  double zero = 0.0;
-  kappa_op_apply(&op, u, y);
-  if (pscr_operator_apply(PSCR_R64, 2, pen, &zero, u, z))
-    goto out;
-  double diff = cli_max_diff(0, N, y, z), scale = cli_max_diff(0, N, z, NULL);
-  fail = !(diff <= 100 * 2.220446049250313e-16 * scale);
-  printf("check: 5-point operator (kappa = 1) vs pscr_operator_apply, n = %d, grading %g: "
-         "max diff %.2e (relative %.2e) %s\n",
-         n, grading, diff, diff / scale, fail ? "FAIL" : "ok");
-out:
-  free(u);
-  free(y);
-  free(z);
-  free(store);
-  kappa_op_free(&op);
-  return fail;
-}
-
-/* The solvers at one size; fills res[0..3] (CG, Jacobi, pscr, scaled pscr). */
-enum { R_CG, R_JACOBI, R_PSCR, R_SCALED, R_COUNT };
-
-static int run_size(int n, kappa_kind kind, double contrast, double grading, double tol,
-                    int maxit, int skip_cg, const pscr_options *opts, krylov_result res[R_COUNT])
-{
-  kappa_op op;
-  pscr_plan *plan = NULL;
-  int rc = 1;
-  if (kappa_op_init(&op, n, kind, contrast, grading)) {
-    fprintf(stderr, "out of memory at n = %d\n", n);
-    return 1;
-  }
-  size_t N = (size_t)n * n;
-  double *b = malloc(N * sizeof *b), *x = malloc(N * sizeof *x),
-         *work = malloc(4 * N * sizeof *work), *store = malloc((size_t)6 * n * sizeof *store),
-         *scale = malloc(N * sizeof *scale);
-  if (!b || !x || !work || !store || !scale) {
-    fprintf(stderr, "out of memory at n = %d\n", n);
-    goto out;
-  }
-  pcg_load_and_scale(&op, b, scale);
-
-  printf("n = %d (%zu unknowns), kappa %s, contrast %g (min %.3g, max %.3g, mean %.4g), "
-         "%s mesh\n",
-         n, N, kappa_names[kind], contrast, op.kmin, op.kmax, op.kbar,
-         grading > 0 ? "graded" : "uniform");
-  krylov_print_header();
-  memset(res, 0, R_COUNT * sizeof *res);
-  if (!skip_cg) {
-    pcg(&op, b, x, NULL, NULL, tol, maxit, work, &res[R_CG]);
-    krylov_print_row("CG", &res[R_CG]);
-    pcg(&op, b, x, precond_jacobi, &op, tol, maxit, work, &res[R_JACOBI]);
-    krylov_print_row("Jacobi-PCG", &res[R_JACOBI]);
-  }
-  double t0 = cli_now();
-  pscr_status st = pcg_make_plan(&op, opts, &plan, store);
-  res[R_PSCR].setup = res[R_SCALED].setup = cli_now() - t0;
-  if (st) {
-    fprintf(stderr, "plan: %s (%s)\n", pscr_status_string(st), pscr_last_error());
-    goto out;
-  }
-  if (pcg(&op, b, x, precond_pscr, plan, tol, maxit, work, &res[R_PSCR]))
-    goto out;
-  krylov_print_row("pscr-PCG, P", &res[R_PSCR]);
-  scaled_ctx sc = {plan, scale, N};
-  if (pcg(&op, b, x, precond_pscr_scaled, &sc, tol, maxit, work, &res[R_SCALED]))
-    goto out;
-  krylov_print_row("pscr-PCG, S P^-1 S", &res[R_SCALED]);
-  double kappa = op.kmax / op.kmin;
-  printf("  classical CG bound (A-norm error) for cond(P^-1 A) <= kmax/kmin = %.3g: "
-         "%.0f iterations\n",
-         kappa, ceil(0.5 * sqrt(kappa) * log(2 / tol)));
-  if (!skip_cg && res[R_CG].iterations > 0)
-    printf("  iterations / CG's: Jacobi %.3f, pscr %.3f, scaled pscr %.3f\n",
-           (double)res[R_JACOBI].iterations / res[R_CG].iterations,
-           (double)res[R_PSCR].iterations / res[R_CG].iterations,
-           (double)res[R_SCALED].iterations / res[R_CG].iterations);
-  rc = 0;
-out:
-  pscr_plan_destroy(plan);
-  free(b);
-  free(x);
-  free(work);
-  free(store);
-  free(scale);
-  kappa_op_free(&op);
-  return rc;
-}
 
 /*
  * --test, the ctest case: n = 63 and 127, one thread, CPU backend, the three
@@ -189,14 +86,14 @@ static int self_test(pscr_options *opts)
 
   opts->num_threads = 1;
   omp_set_num_threads(1);
-  fail |= check_operator(17, 0.0);
-  fail |= check_operator(20, 0.6);
+  fail |= pcg_check_operator(2, 17, 0.0);
+  fail |= pcg_check_operator(2, 20, 0.6);
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
     int prev = 0;
     for (int s = 0; s < nsizes; s++) {
       krylov_result res[R_COUNT];
-      if (run_size(sizes[s], cases[c].kind, contrast, cases[c].grading, tol, 20000, 0, opts,
-                   res))
+      if (pcg_run_size(2, sizes[s], cases[c].kind, contrast, cases[c].grading, tol, 20000, 0,
+                       opts, res))
         return 1;
       int ok = 1, it = res[R_PSCR].iterations;
       for (int v = R_PSCR; v <= R_SCALED; v++)
@@ -223,84 +120,63 @@ static int self_test(pscr_options *opts)
   return fail;
 }
 
-static void usage(const char *prog)
+static void usage(FILE *out)
 {
-  fprintf(stderr,
-          "usage: %s [-n N1,N2,...] [--kappa checker|bump|random] [--contrast C]\n"
-          "          [--graded G] [--tol T] [--maxit K] [--threads T] [--no-cg] [--test]\n"
-          "defaults: n = 127,255,511 interior nodes per dimension, checker, contrast 1e3,\n"
-          "          uniform mesh, tol 1e-8, maxit 20000, all threads (pscr and the Krylov\n"
+  fprintf(out,
+          "usage: pscr-pcg [-n N1,N2,...] [--kappa checker|bump|random] [--contrast C]\n"
+          "                [--graded G] [--tol T] [--maxit K] [--threads T] [--no-cg] [--test]\n"
+          "defaults: n = 127,255,511 interior nodes per dimension (1..1048576, at most 16\n"
+          "          sizes), checker, contrast 1e3 (C >= 1), uniform mesh (G in [0, 1)),\n"
+          "          tol 1e-8 (T in (0, 1)), maxit 20000, all threads (pscr and the Krylov\n"
           "          loops; --threads T sets both), CPU backend.\n"
-          "--no-cg skips the CG and Jacobi-PCG baselines; --test runs the ctest case.\n",
-          prog);
+          "--no-cg skips the CG and Jacobi-PCG baselines; --test runs the ctest case.\n"
+          "Exit status: 0, 1 on an error or a failed --test check, 2 on a bad command line.\n");
 }
 
 int main(int argc, char **argv)
 {
-  int sizes[16] = {127, 255, 511}, nsizes = 3, maxit = 20000, test = 0, skip_cg = 0;
-  double contrast = 1e3, grading = 0.0, tol = 1e-8;
-  kappa_kind kind = KAPPA_CHECKER;
+  static const int default_sizes[] = {127, 255, 511};
+  pcg_args a;
+  int threads = 0;
+  pcg_args_init(&a, default_sizes, 3);
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CPU;
   setvbuf(stdout, NULL, _IOLBF, 0); /* rows appear as they finish, also through a pipe */
-  for (int a = 1; a < argc; a++) {
-    const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      usage(argv[0]);
+  cli_args c;
+  cli_init(&c, "pscr-pcg", argc, argv);
+  while (cli_next(&c)) {
+    int r = pcg_parse_option(&c, &a);
+    if (r == CLI_USAGE)
+      return CLI_USAGE;
+    if (r)
+      continue;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
       return 0;
-    }
-    if (!strcmp(arg, "--test")) {
-      test = 1;
-      continue;
-    }
-    if (!strcmp(arg, "--no-cg")) {
-      skip_cg = 1;
-      continue;
-    }
-    if (!val) {
-      usage(argv[0]);
-      return 2;
-    }
-    a++;
-    if (!strcmp(arg, "-n")) {
-      nsizes = krylov_parse_sizes(val, sizes, 16);
-    } else if (!strcmp(arg, "--kappa")) {
-      kind = !strcmp(val, "bump") ? KAPPA_BUMP : !strcmp(val, "random") ? KAPPA_RANDOM
-                                                                         : KAPPA_CHECKER;
-    } else if (!strcmp(arg, "--contrast")) {
-      contrast = atof(val);
-    } else if (!strcmp(arg, "--graded")) {
-      grading = atof(val);
-    } else if (!strcmp(arg, "--tol")) {
-      tol = atof(val);
-    } else if (!strcmp(arg, "--maxit")) {
-      maxit = atoi(val);
-    } else if (!strcmp(arg, "--threads")) {
-      opts.num_threads = atoi(val);
-      if (opts.num_threads > 0)
-        omp_set_num_threads(opts.num_threads);
+    } else if (cli_is(&c, "--threads")) {
+      if (cli_int(&c, 1, 4096, &threads))
+        return CLI_USAGE;
     } else {
-      usage(argv[0]);
-      return 2;
+      return cli_unknown(&c);
     }
   }
-  if (nsizes < 1 || !(contrast >= 1) || !(grading >= 0 && grading < 1) || !(tol > 0) ||
-      maxit < 1) {
-    usage(argv[0]);
-    return 2;
+  if (threads) {
+    opts.num_threads = threads;
+    omp_set_num_threads(threads);
   }
-  if (test)
+  if (a.test)
     return self_test(&opts);
   printf("pscr-pcg: -div(kappa grad u) = 1 on (0,1)^2, u = 0 on the boundary; P1 FE "
          "(5-point), tol %g; pscr %s\n",
-         tol, pscr_version());
+         a.tol, pscr_version());
   int stalled = 0;
-  for (int s = 0; s < nsizes; s++) {
+  for (int s = 0; s < a.nsizes; s++) {
     krylov_result res[R_COUNT];
-    if (run_size(sizes[s], kind, contrast, grading, tol, maxit, skip_cg, &opts, res))
+    if (pcg_run_size(2, a.sizes[s], a.kind, a.contrast, a.grading, a.tol, a.maxit, a.skip_cg,
+                     &opts, res))
       return 1;
-    for (int v = skip_cg ? R_PSCR : R_CG; v < R_COUNT; v++)
+    for (int v = a.skip_cg ? R_PSCR : R_CG; v < R_COUNT; v++)
       stalled |= !res[v].converged;
   }
   if (stalled)

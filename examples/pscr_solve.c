@@ -3,121 +3,195 @@
  * sizes, backend, plan time, solve time, backward error and discretization
  * error against the manufactured solution.
  *
- *   pscr-solve [--problem poisson|helmholtz] [--dim 2|3] [-n N]
- *              [--graded G] [--omega W] [--backend auto|cpu|cuda]
- *              [--threads T] [--repeat R] [--flags NAME,...]
+ *   pscr-solve [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]
+ *              [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]
+ *              [--threads T] [--repeat R] [--batch K] [--flags NAME,...]
+ *
+ * --dtype float solves in single precision (R32 / C32): the problem's
+ * factors, shift and load are rounded to float first and the errors are
+ * evaluated in double against those rounded numbers, as pscr-precision
+ * does, so the backward error is the float solve's own. --batch K solves K
+ * right-hand sides (f_r = (r + 1) f, so each has a known solution) with one
+ * pscr_solve_batch and reports the time per right-hand side.
+ *
+ * Exit status: 0; 1 when the library reports an error (its cause first);
+ * 2 on a bad command line.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <complex.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cli_common.h"
 #include "pscr.h"
 
-static void usage(const char *prog)
+#define PROG "pscr-solve"
+
+static void usage(FILE *out)
 {
-  fprintf(stderr,
-          "usage: %s [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]\n"
-          "          [--omega W] [--backend auto|cpu|cuda] [--threads T] [--repeat R]\n"
-          "          [--flags NAME,...]\n"
-          "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh, omega = 40,\n"
-          "          backend auto (CUDA when present), all threads, 5 repeats, no flags\n"
-          "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n",
-          prog);
+  fprintf(out,
+          "usage: " PROG " [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]\n"
+          "                  [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]\n"
+          "                  [--threads T] [--repeat R] [--batch K] [--flags NAME,...]\n"
+          "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh (G in [0, 1)),\n"
+          "          omega = 40, double, backend auto (CUDA when present), all threads\n"
+          "          (T >= 1), 5 timed solves, one right-hand side, no flags\n"
+          "--dtype float: the factors and the load rounded to float, a single precision\n"
+          "          plan (R32 / C32); errors evaluated in double\n"
+          "--batch K: K right-hand sides in one pscr_solve_batch (time per right-hand side)\n"
+          "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n"
+          "Exit status: 0, 1 on a library error, 2 on a bad command line.\n");
+}
+
+/* Round count doubles to float precision in place. */
+static void round_to_float(double *x, size_t count)
+{
+  for (size_t i = 0; i < count; i++)
+    x[i] = (double)(float)x[i];
 }
 
 int main(int argc, char **argv)
 {
-  pscr_problem_kind kind = PSCR_PROBLEM_POISSON;
-  int ndim = 2, n = 0, repeat = 5;
+  static const char *const problems[] = {"poisson", "helmholtz"};
+  static const char *const dtypes[] = {"double", "float"};
+  static const char *const backends[] = {"auto", "cpu", "cuda"};
+  static const pscr_backend backend_of[] = {PSCR_BACKEND_AUTO, PSCR_BACKEND_CPU,
+                                            PSCR_BACKEND_CUDA};
+  int problem = 0, ndim = 2, n = 0, repeat = 5, single = 0, backend = 0, nrhs = 1, threads = 0;
   double grading = 0.0, omega = 40.0;
   pscr_options opts;
   pscr_options_init(&opts);
-  for (int a = 1; a < argc; a++) {
-    const char *arg = argv[a], *val = a + 1 < argc ? argv[a + 1] : NULL;
-    if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-      usage(argv[0]);
+
+  cli_args c;
+  cli_init(&c, PROG, argc, argv);
+  while (cli_next(&c)) {
+    int bad = 0;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      usage(stdout);
       return 0;
-    }
-    if (!val) {
-      usage(argv[0]);
-      return 2;
-    }
-    a++;
-    if (!strcmp(arg, "--problem"))
-      kind = !strcmp(val, "helmholtz") ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON;
-    else if (!strcmp(arg, "--dim"))
-      ndim = atoi(val);
-    else if (!strcmp(arg, "-n"))
-      n = atoi(val);
-    else if (!strcmp(arg, "--graded"))
-      grading = atof(val);
-    else if (!strcmp(arg, "--omega"))
-      omega = atof(val);
-    else if (!strcmp(arg, "--threads"))
-      opts.num_threads = atoi(val);
-    else if (!strcmp(arg, "--repeat"))
-      repeat = atoi(val) > 0 ? atoi(val) : 1;
-    else if (!strcmp(arg, "--flags")) {
-      if (cli_parse_flags(val, &opts.flags))
-        return 2;
-    } else if (!strcmp(arg, "--backend"))
-      opts.backend = !strcmp(val, "cpu")    ? PSCR_BACKEND_CPU
-                     : !strcmp(val, "cuda") ? PSCR_BACKEND_CUDA
-                                            : PSCR_BACKEND_AUTO;
-    else {
-      usage(argv[0]);
-      return 2;
-    }
+    } else if (cli_is(&c, "--problem"))
+      bad = cli_choice(&c, problems, 2, &problem);
+    else if (cli_is(&c, "--dim"))
+      bad = cli_int(&c, 2, 3, &ndim);
+    else if (cli_is(&c, "-n"))
+      bad = cli_int(&c, 1, INT_MAX, &n);
+    else if (cli_is(&c, "--graded"))
+      bad = cli_double(&c, 0.0, 0, 1.0, 1, &grading);
+    else if (cli_is(&c, "--omega"))
+      bad = cli_double(&c, 0.0, 1, INFINITY, 1, &omega);
+    else if (cli_is(&c, "--dtype"))
+      bad = cli_choice(&c, dtypes, 2, &single);
+    else if (cli_is(&c, "--backend"))
+      bad = cli_choice(&c, backends, 3, &backend);
+    else if (cli_is(&c, "--threads"))
+      bad = cli_int(&c, 1, 4096, &threads);
+    else if (cli_is(&c, "--repeat"))
+      bad = cli_int(&c, 1, 1000000, &repeat);
+    else if (cli_is(&c, "--batch"))
+      bad = cli_int(&c, 1, INT_MAX, &nrhs);
+    else if (cli_is(&c, "--flags"))
+      bad = cli_flags(&c, &opts.flags);
+    else
+      return cli_unknown(&c);
+    if (bad)
+      return CLI_USAGE;
   }
   if (n == 0)
     n = ndim == 3 ? 127 : 1023;
+  opts.backend = backend_of[backend];
+  opts.num_threads = threads;
+  if (nrhs > 1)
+    opts.max_batch = nrhs; /* CUDA: the whole batch in one launch sequence */
+  const pscr_problem_kind kind = problem ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON;
   int sizes[3] = {n, n, n};
 
   pscr_problem *pb = NULL;
   pscr_plan *plan = NULL;
-  double *b = NULL, *ue = NULL, *u = NULL, *au = NULL, *times = NULL;
+  double *b = NULL, *ue = NULL, *bc = NULL, *uc = NULL, *uec = NULL, *au = NULL, *times = NULL;
+  void *f = NULL, *u = NULL;
+  float *store = NULL, shift32[2];
   int rc = 1;
   pscr_status st = pscr_problem_create(&pb, kind, ndim, sizes, NULL, grading, omega);
   if (st) {
-    fprintf(stderr, "problem: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    cli_report(PROG, st);
     return 1;
   }
-  int cplx = pb->dtype == PSCR_C64;
-  size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2], words = N * (cplx ? 2 : 1);
+  const int cplx = pb->dtype == PSCR_C64;
+  const pscr_dtype dtype = !single ? pb->dtype : cplx ? PSCR_C32 : PSCR_R32;
+  const size_t N = (size_t)pb->n[0] * pb->n[1] * pb->n[2], words = N * (cplx ? 2 : 1);
+  const size_t es = single ? sizeof(float) : sizeof(double);
+  /* f and u hold nrhs vectors: refuse sizes whose byte counts overflow. */
+  if ((double)words * nrhs * es > (double)SIZE_MAX / 4) {
+    fprintf(stderr, PROG ": %zu unknowns x %d right-hand sides: more memory than can be "
+                    "addressed\n", N, nrhs);
+    goto out;
+  }
   b = malloc(words * sizeof *b);
   ue = malloc(words * sizeof *ue);
-  u = malloc(words * sizeof *u);
+  bc = malloc(words * sizeof *bc);
+  uc = malloc(words * sizeof *uc);
+  uec = malloc(words * sizeof *uec);
   au = malloc(words * sizeof *au);
   times = malloc((size_t)repeat * sizeof *times);
-  if (!b || !ue || !u || !au || !times) {
-    fprintf(stderr, "out of host memory for %zu unknowns\n", N);
+  f = malloc(words * nrhs * es);
+  u = malloc(words * nrhs * es);
+  if (!b || !ue || !bc || !uc || !uec || !au || !times || !f || !u) {
+    fprintf(stderr, PROG ": out of host memory for %zu unknowns x %d right-hand sides\n", N,
+            nrhs);
     goto out;
   }
   if ((st = pscr_problem_manufactured(pb, b, ue))) {
-    fprintf(stderr, "manufactured: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    cli_report(PROG, st);
     goto out;
   }
+  pscr_pencil pen[3];
+  memcpy(pen, pb->pencils, sizeof pen);
+  if (single) {
+    /* The float problem: its factors, shift and load are what the double
+     * verification below applies, so they are rounded in place first. */
+    for (int d = 0; d < ndim; d++) {
+      const pscr_pencil *q = &pb->pencils[d];
+      double *arr[4] = {(double *)q->a_diag, (double *)q->a_off, (double *)q->m_diag,
+                        (double *)q->m_off};
+      for (int a = 0; a < 4; a++)
+        if (arr[a])
+          round_to_float(arr[a], (size_t)((a & 1) ? q->n - 1 : q->n) * (cplx ? 2 : 1));
+    }
+    round_to_float(pb->shift, 2);
+    if (cli_float_pencils(pb, pen, shift32, &store)) {
+      fprintf(stderr, PROG ": out of host memory for the float pencils\n");
+      goto out;
+    }
+  }
+  /* f_r = (r + 1) b: right-hand side r's solution is (r + 1) ue. */
+  for (int r = 0; r < nrhs; r++)
+    for (size_t i = 0; i < words; i++) {
+      const double v = (r + 1) * b[i];
+      if (single)
+        ((float *)f)[(size_t)r * words + i] = (float)v;
+      else
+        ((double *)f)[(size_t)r * words + i] = v;
+    }
 
   double t0 = cli_now();
-  st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, &opts);
-  double plan_time = cli_now() - t0;
+  st = pscr_plan_create(&plan, dtype, ndim, pen,
+                        single ? (const void *)shift32 : (const void *)pb->shift, &opts);
+  const double plan_time = cli_now() - t0;
   if (st) {
-    fprintf(stderr, "plan: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+    cli_report(PROG, st);
     goto out;
   }
   pscr_info info;
   pscr_plan_info(plan, &info);
   for (int r = 0; r < repeat + 1; r++) { /* the first solve is a warm-up */
     t0 = cli_now();
-    st = pscr_solve(plan, b, u);
-    double t = cli_now() - t0;
+    st = nrhs == 1 ? pscr_solve(plan, f, u) : pscr_solve_batch(plan, nrhs, f, N, u, N);
+    const double t = cli_now() - t0;
     if (st) {
-      fprintf(stderr, "solve: %s (%s)\n", pscr_status_string(st), pscr_last_error());
+      cli_report(PROG, st);
       goto out;
     }
     if (r > 0)
@@ -125,9 +199,22 @@ int main(int argc, char **argv)
   }
   qsort(times, (size_t)repeat, sizeof *times, cli_cmp_double);
 
-  double berr, derr;
-  cli_verify(pb, b, u, ue, au, &berr, &derr);
+  /* Every right-hand side verified in double; the worst is reported. */
+  double berr = 0, derr = 0;
+  for (int r = 0; r < nrhs; r++) {
+    for (size_t i = 0; i < words; i++) {
+      const size_t k = (size_t)r * words + i;
+      bc[i] = cli_word(single, f, k);
+      uc[i] = cli_word(single, u, k);
+      uec[i] = (r + 1) * ue[i];
+    }
+    double be, de;
+    cli_verify(pb, bc, uc, uec, au, &be, &de);
+    berr = fmax(berr, be);
+    derr = fmax(derr, de);
+  }
 
+  char thr[32];
   printf("problem           %s %dD, %s mesh\n",
          kind == PSCR_PROBLEM_POISSON ? "Poisson (eq. 31)" : "Helmholtz with ABC (eqs. 33-35)",
          ndim, grading > 0 ? "graded" : "uniform");
@@ -136,18 +223,27 @@ int main(int argc, char **argv)
   printf("size              %d x %d", pb->n[0], pb->n[1]);
   if (ndim == 3)
     printf(" x %d", pb->n[2]);
-  printf(" = %zu unknowns (%s)\n", N, cplx ? "complex double" : "double");
+  printf(" = %zu unknowns (%s%s)\n", N, cplx ? "complex " : "",
+         single ? "float; factors and load rounded to float, errors evaluated in double"
+                : "double");
   printf("backend           %s", info.backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu");
   if (info.backend == PSCR_BACKEND_CPU)
-    printf(" (%d threads)", info.num_threads);
+    printf(" (%s)", cli_threads(info.num_threads, thr, sizeof thr));
   printf("\nlevels            %d", info.levels[0]);
   if (ndim == 3)
     printf(" x %d", info.levels[1]);
   printf("\nplan time         %.4f s\n", plan_time);
-  printf("solve time        %.4f s (median of %d, min %.4f s)\n", times[repeat / 2], repeat,
-         times[0]);
-  printf("backward error    %.2e  (||Au-f|| / (||A|| ||u|| + ||f||), inf-norms)\n", berr);
-  printf("discretization    %.2e  (max-norm error vs exact solution, relative)\n", derr);
+  if (nrhs == 1)
+    printf("solve time        %.4f s (median of %d, min %.4f s)\n", times[repeat / 2], repeat,
+           times[0]);
+  else
+    printf("solve time        %.4f s per right-hand side (pscr_solve_batch of %d: median of "
+           "%d, min %.4f s per right-hand side)\n",
+           times[repeat / 2] / nrhs, nrhs, repeat, times[0] / nrhs);
+  printf("backward error    %.2e  (||Au-f|| / (||A|| ||u|| + ||f||), inf-norms%s)\n", berr,
+         nrhs > 1 ? ", worst right-hand side" : "");
+  printf("discretization    %.2e  (max-norm error vs exact solution, relative%s)\n", derr,
+         nrhs > 1 ? ", worst" : "");
   printf("pscr %s\n", pscr_version());
   rc = 0;
 out:
@@ -155,8 +251,13 @@ out:
   pscr_problem_destroy(pb);
   free(b);
   free(ue);
-  free(u);
+  free(bc);
+  free(uc);
+  free(uec);
   free(au);
   free(times);
+  free(f);
+  free(u);
+  free(store);
   return rc;
 }

@@ -16,7 +16,8 @@
  *    dstevd path) and a consistent-mass pencil (tridiagonal M, dsbgvd),
  *    u == f aliasing once.
  *
- * Exit status 0 when every check passes, 1 otherwise.
+ * Exit status 0 when every check passes, 1 otherwise, 2 on a bad command
+ * line (it takes no options).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <float.h>
@@ -288,8 +289,20 @@ out:
     free_pencil(&q[d]);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+  /* No options: --help says so, anything else is a usage error. */
+  cli_args c;
+  cli_init(&c, "pscr-baselines-check", argc, argv);
+  while (cli_next(&c)) {
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      printf("usage: pscr-baselines-check (no options): CPU self-check of the GPU baselines'\n"
+             "host parts. Exit status: 0 when every check passes, 1 otherwise, 2 on a bad\n"
+             "command line.\n");
+      return 0;
+    }
+    return cli_unknown(&c);
+  }
   check_lists();
   static const int s2[][2] = {{1, 1}, {1, 5}, {7, 1}, {13, 9}, {64, 33}, {100, 3},
                               {5, 8}, {6, 16}, {4, 17}, {3, 2}};

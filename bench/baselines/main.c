@@ -46,7 +46,9 @@
  * row failed, 2 usage or an unwritable FILE.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <float.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,28 +87,14 @@ static void usage(FILE *out)
   fprintf(out, "usage: pscr-baselines [--2d N,N,..|none] [--3d N,N,..|none] [--repeat R]\n"
                "                      [--gpu-repeat R] [--threads T] [--estimate]\n"
                "                      [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv]\n"
-               "                      [--device D] [--csv FILE]\n");
+               "                      [--device D] [--csv FILE]\n"
+               "  N in 1..1048576, at most %d sizes; R >= 1; T >= 1 (default all); D >= 0.\n"
+               "Exit status: 0, 1 when a row failed, 2 on a bad command line or an\n"
+               "unwritable FILE.\n",
+          MAX_SIZES);
 }
 
-/* "1023,2047" -> sizes; "none" -> 0 sizes. Returns -1 on a bad list. */
-static int parse_sizes(const char *arg, int *sizes)
-{
-  int count = 0;
-  if (!strcmp(arg, "none"))
-    return 0;
-  for (const char *p = arg; *p;) {
-    char *end;
-    long v = strtol(p, &end, 10);
-    if (end == p || v < 1 || v > 1 << 20 || count == MAX_SIZES)
-      return -1;
-    sizes[count++] = (int)v;
-    p = *end == ',' ? end + 1 : end;
-    if (*end && *end != ',')
-      return -1;
-  }
-  return count;
-}
-
+/* The command line into o; -1 after --help, 0, or CLI_USAGE after the message. */
 static int parse_args(int argc, char **argv, options *o)
 {
   static const int def2[] = {1023, 2047, 4095}, def3[] = {63, 127, 255};
@@ -117,40 +105,48 @@ static int parse_args(int argc, char **argv, options *o)
   o->repeat = 5;
   o->gpu_repeat = 20;
   o->measure = o->cpu = o->gpu = o->dense = o->gtsv = 1;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-    if (!strcmp(a, "--estimate"))
-      o->measure = 0;
-    else if (!strcmp(a, "--no-cpu"))
-      o->cpu = 0;
-    else if (!strcmp(a, "--no-gpu"))
-      o->gpu = 0;
-    else if (!strcmp(a, "--no-dense"))
-      o->dense = 0;
-    else if (!strcmp(a, "--no-gtsv"))
-      o->gtsv = 0;
-    else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+  cli_args c;
+  cli_init(&c, "pscr-baselines", argc, argv);
+  while (cli_next(&c)) {
+    int bad = 0;
+    if (cli_is(&c, "--estimate") || cli_is(&c, "--no-cpu") || cli_is(&c, "--no-gpu") ||
+        cli_is(&c, "--no-dense") || cli_is(&c, "--no-gtsv")) {
+      bad = cli_switch(&c);
+      int *sw = cli_is(&c, "--estimate") ? &o->measure
+                : cli_is(&c, "--no-cpu") ? &o->cpu
+                : cli_is(&c, "--no-gpu") ? &o->gpu
+                : cli_is(&c, "--no-dense") ? &o->dense
+                                           : &o->gtsv;
+      *sw = 0;
+    } else if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
       usage(stdout);
-      exit(0);
-    } else if (v && (!strcmp(a, "--2d") || !strcmp(a, "--3d"))) {
-      int k = a[2] == '3';
-      if ((o->nsizes[k] = parse_sizes(v, o->sizes[k])) < 0)
-        return -1;
-      i++;
-    } else if (v && !strcmp(a, "--repeat"))
-      o->repeat = atoi(argv[++i]);
-    else if (v && !strcmp(a, "--gpu-repeat"))
-      o->gpu_repeat = atoi(argv[++i]);
-    else if (v && !strcmp(a, "--threads"))
-      o->threads = atoi(argv[++i]);
-    else if (v && !strcmp(a, "--device"))
-      o->device = atoi(argv[++i]);
-    else if (v && !strcmp(a, "--csv"))
-      o->csv = argv[++i];
-    else
       return -1;
+    } else if (cli_is(&c, "--2d") || cli_is(&c, "--3d")) {
+      const int k = c.opt[2] == '3';
+      const char *v = cli_value(&c);
+      if (!v)
+        bad = 1;
+      else if (!strcmp(v, "none"))
+        o->nsizes[k] = 0; /* no size of this dimension */
+      else
+        bad = cli_parse_int_list(&c, c.opt, v, 1, 1 << 20, o->sizes[k], MAX_SIZES,
+                                 &o->nsizes[k]);
+    } else if (cli_is(&c, "--repeat"))
+      bad = cli_int(&c, 1, 1000000, &o->repeat);
+    else if (cli_is(&c, "--gpu-repeat"))
+      bad = cli_int(&c, 1, 1000000, &o->gpu_repeat);
+    else if (cli_is(&c, "--threads"))
+      bad = cli_int(&c, 1, 4096, &o->threads);
+    else if (cli_is(&c, "--device"))
+      bad = cli_int(&c, 0, INT_MAX, &o->device);
+    else if (cli_is(&c, "--csv"))
+      bad = !(o->csv = cli_value(&c));
+    else
+      return cli_unknown(&c);
+    if (bad)
+      return CLI_USAGE;
   }
-  return o->repeat >= 1 && o->gpu_repeat >= 1 && o->threads >= 0 && o->device >= 0 ? 0 : -1;
+  return 0;
 }
 
 /* One problem and its vectors. */
@@ -236,7 +232,8 @@ static void fail_row(const char *prob, int n, const char *solver, pscr_status st
                      const char *msg)
 {
   char note[2 * MSG_LEN];
-  snprintf(note, sizeof note, "FAILED: %s: %s", pscr_status_string(st), msg);
+  char name[64];
+  snprintf(note, sizeof note, "FAILED: %s (%s)", msg, cli_status_name(st, name, sizeof name));
   printf("%-9s %6d  %-6s  %s\n", prob, n, solver, note);
   fflush(stdout);
   if (csv_out) {
@@ -448,14 +445,13 @@ int main(int argc, char **argv)
   char desc[MSG_LEN];
   int failures = 0, gpu = 0, cpu;
 
-  if (parse_args(argc, argv, &o)) {
-    usage(stderr);
-    return 2;
-  }
+  int parsed = parse_args(argc, argv, &o);
+  if (parsed)
+    return parsed < 0 ? 0 : CLI_USAGE;
   if (o.csv) {
     if (!(csv_out = fopen(o.csv, "w"))) {
-      fprintf(stderr, "pscr-baselines: cannot write %s\n", o.csv);
-      return 2;
+      fprintf(stderr, "pscr-baselines: --csv %s: %s\n", o.csv, strerror(errno));
+      return CLI_USAGE;
     }
     fprintf(csv_out, "problem,n,solver,threads,setup_ms,solve_ms,min_ms,berr,note\n");
   }

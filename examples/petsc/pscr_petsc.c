@@ -35,6 +35,12 @@
  *   pscr-petsc [-n 255,511,1023] [-kappa checker|bump|random] [-contrast C]
  *              [-graded G] [-tol T] [-maxit K] [-reps R]
  *              [-methods pscr1,pscr,gamg,...] [-test] [PETSc options]
+ *
+ * PETSc options, single dash, any order; a value that is not a number or
+ * is out of range, an unknown -kappa or -methods word: one line naming the
+ * option and the value, exit status 2. Other options go to PETSc's options
+ * database (the KSPs' prefixed options among them), which does not reject
+ * unknown ones; -options_left lists those that were never used.
  */
 #include <math.h>
 #include <omp.h>
@@ -42,6 +48,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli_common.h"
 #include "pcg_problem.h"
 #include "pscr.h"
 
@@ -107,8 +114,9 @@ static PetscErrorCode shell_setup(PC pc)
   o.backend = PSCR_BACKEND_CPU;
   o.num_threads = ctx->threads;
   pscr_status st = pcg_make_plan(ctx->op, &o, &ctx->plan, ctx->store);
-  PetscCheck(st == PSCR_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "pscr_plan_create: %s (%s)",
-             pscr_status_string(st), pscr_last_error());
+  char name[64];
+  PetscCheck(st == PSCR_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s (%s)", pscr_last_error(),
+             cli_status_name(st, name, sizeof name));
   if (ctx->scaled && !ctx->scale) {
     size_t N = (size_t)ctx->op->n1 * ctx->op->n2;
     double *b = malloc(N * sizeof *b);
@@ -143,8 +151,9 @@ static PetscErrorCode shell_apply(PC pc, Vec x, Vec y)
   }
   PetscCall(VecRestoreArray(y, &ya));
   PetscCall(VecRestoreArrayRead(x, &xa));
-  PetscCheck(st == PSCR_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "pscr_solve: %s (%s)",
-             pscr_status_string(st), pscr_last_error());
+  char name[64];
+  PetscCheck(st == PSCR_SUCCESS, PETSC_COMM_SELF, PETSC_ERR_LIB, "%s (%s)", pscr_last_error(),
+             cli_status_name(st, name, sizeof name));
   PetscFunctionReturn(0);
 }
 
@@ -452,48 +461,128 @@ static PetscErrorCode self_test(int *failed)
 
 static const char help[] =
     "pscr-petsc: KSPCG on -div(kappa grad u) = 1 with a pscr PCSHELL against PETSc's\n"
-    "preconditioners. Options: -n 255,511,1023 -kappa checker|bump|random -contrast 1e3\n"
-    "-graded 0 -tol 1e-8 -maxit 20000 -reps 3 -methods pscr1,pscr,gamg,hypre,icc,ilu\n"
-    "(also pscr1s, gamg2, jacobi, none; each KSP has the options prefix <method>_) -test\n";
+    "preconditioners. Options: -n 255,511,1023 (1..1048576, at most 16) -kappa\n"
+    "checker|bump|random -contrast 1e3 (>= 1) -graded 0 (in [0, 1)) -tol 1e-8 (in (0, 1))\n"
+    "-maxit 20000 (>= 1) -reps 3 (0..15) -methods pscr1,pscr,gamg,hypre,icc,ilu\n"
+    "(also pscr1s, gamg2, jacobi, none; each KSP has the options prefix <method>_) -test\n"
+    "Exit status: 0, 1 on an error or a failed -test check, 2 on a bad option value.\n";
+
+/*
+ * Option `name`'s value as written (PETSc's options database), into buf;
+ * *set 0 when the option is absent. Numbers are then parsed here, strictly
+ * (cli_common.h: the whole string, ranges in the message), rather than by
+ * PetscOptionsGetInt, which truncates 3000000000 to a negative PetscInt.
+ */
+static PetscErrorCode raw_option(const char *name, char *buf, size_t len, PetscBool *set)
+{
+  PetscFunctionBeginUser;
+  buf[0] = '\0';
+  PetscCall(PetscOptionsGetString(NULL, NULL, name, buf, len, set));
+  PetscFunctionReturn(0);
+}
 
 int main(int argc, char **argv)
 {
-  PetscInt sizes[16] = {255, 511, 1023}, nsizes = 16, maxit = 20000, reps = 3;
-  PetscReal contrast = 1e3, grading = 0.0, tol = 1e-8;
+  static const char *const names[] = {"-n", "-contrast", "-graded", "-tol", "-maxit", "-reps"};
+  int sizes[16] = {255, 511, 1023}, nsizes = 3, maxit = 20000, reps = 3;
+  double contrast = 1e3, grading = 0.0, tol = 1e-8;
   PetscBool test = PETSC_FALSE, set;
-  char kname[32] = "checker", mlist[256] = "pscr1,pscr,gamg,hypre,icc,ilu";
-  int use[M_COUNT] = {0}, failed = 0;
+  char kname[256] = "checker", mlist[256] = "pscr1,pscr,gamg,hypre,icc,ilu", raw[256];
+  int use[M_COUNT] = {0}, failed = 0, bad = 0, k = 0;
   kappa_kind kind = KAPPA_CHECKER;
+  cli_args c; /* for the messages of cli_common.h's parsers */
+  cli_init(&c, "pscr-petsc", argc, argv);
 
+  /* PETSc's own -help prints help (and PETSc's options) and would go on:
+   * here it stops; --help and -h, which PETSc does not know, print ours. */
+  for (int a = 1; a < argc; a++)
+    if (!strcmp(argv[a], "--help") || !strcmp(argv[a], "-h")) {
+      fputs(help, stdout);
+      return 0;
+    }
   PetscCall(PetscInitialize(&argc, &argv, NULL, help));
-  PetscCall(PetscOptionsGetIntArray(NULL, NULL, "-n", sizes, &nsizes, &set));
-  if (!set) {
-    nsizes = 3;
+  PetscCall(PetscOptionsHasHelp(NULL, &set));
+  if (set) {
+    PetscCall(PetscFinalize());
+    return 0;
   }
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-kappa", kname, sizeof kname, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-contrast", &contrast, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-graded", &grading, NULL));
-  PetscCall(PetscOptionsGetReal(NULL, NULL, "-tol", &tol, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-maxit", &maxit, NULL));
-  PetscCall(PetscOptionsGetInt(NULL, NULL, "-reps", &reps, NULL));
-  PetscCall(PetscOptionsGetString(NULL, NULL, "-methods", mlist, sizeof mlist, NULL));
-  PetscCall(PetscOptionsGetBool(NULL, NULL, "-test", &test, NULL));
-  for (int k = 0; k < 3; k++)
-    if (!strcmp(kname, kappa_names[k]))
-      kind = (kappa_kind)k;
-  PetscCheck(!strcmp(kname, kappa_names[kind]), PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG,
-             "-kappa %s: checker, bump or random", kname);
-  PetscCheck(nsizes >= 1 && contrast >= 1 && grading >= 0 && grading < 1 && tol > 0 &&
-                 maxit >= 1 && reps >= 0 && reps <= 15,
-             PETSC_COMM_SELF, PETSC_ERR_ARG_OUTOFRANGE,
-             "need -n >= 1, -contrast >= 1, 0 <= -graded < 1, -tol > 0, -maxit >= 1, "
-             "0 <= -reps <= 15");
-  for (char *tok = strtok(mlist, ","); tok; tok = strtok(NULL, ",")) {
-    int k = 0;
-    while (k < M_COUNT && strcmp(tok, method_names[k]))
+  for (int o = 0; o < 6 && !bad; o++) {
+    PetscCall(raw_option(names[o], raw, sizeof raw, &set));
+    if (!set)
+      continue;
+    long long v = 0;
+    switch (o) {
+    case 0:
+      bad = cli_parse_int_list(&c, "-n", raw, 1, 1 << 20, sizes, 16, &nsizes);
+      break;
+    case 1:
+      bad = cli_parse_double(&c, "-contrast", raw, 1.0, 0, INFINITY, 1, &contrast);
+      break;
+    case 2:
+      bad = cli_parse_double(&c, "-graded", raw, 0.0, 0, 1.0, 1, &grading);
+      break;
+    case 3:
+      bad = cli_parse_double(&c, "-tol", raw, 0.0, 1, 1.0, 1, &tol);
+      break;
+    case 4:
+      bad = cli_parse_ll(&c, "-maxit", raw, 1, INT_MAX, &v);
+      maxit = (int)v;
+      break;
+    default:
+      bad = cli_parse_ll(&c, "-reps", raw, 0, 15, &v);
+      reps = (int)v;
+      break;
+    }
+  }
+  if (!bad) {
+    PetscCall(raw_option("-kappa", raw, sizeof raw, &set));
+    if (set)
+      snprintf(kname, sizeof kname, "%s", raw);
+    while (k < 3 && strcmp(kname, kappa_names[k]))
       k++;
-    PetscCheck(k < M_COUNT, PETSC_COMM_SELF, PETSC_ERR_ARG_WRONG, "-methods: unknown %s", tok);
-    use[k] = 1;
+    if (k == 3)
+      bad = cli_error(&c, "-kappa: '%s' is not one of: checker, bump, random", kname);
+    kind = (kappa_kind)k;
+  }
+  if (!bad) {
+    PetscCall(raw_option("-methods", raw, sizeof raw, &set));
+    if (set)
+      snprintf(mlist, sizeof mlist, "%s", raw);
+  }
+  char mcopy[256];
+  snprintf(mcopy, sizeof mcopy, "%s", mlist);
+  for (char *tok = strtok(mcopy, ","); tok && !bad; tok = strtok(NULL, ",")) {
+    int m = 0;
+    while (m < M_COUNT && strcmp(tok, method_names[m]))
+      m++;
+    if (m == M_COUNT) {
+      char known[256];
+      bad = cli_error(&c, "-methods: '%s' is not one of: %s", tok,
+                      cli_choice_list(method_names, M_COUNT, known, sizeof known));
+    } else {
+      use[m] = 1;
+    }
+  }
+  int any = 0;
+  for (int m = 0; m < M_COUNT; m++)
+    any |= use[m];
+  if (!bad && !any)
+    bad = cli_error(&c, "-methods: '%s' names no method", mlist);
+  if (!bad) { /* -test, -test true / false (PETSc's booleans) */
+    PetscCall(raw_option("-test", raw, sizeof raw, &set));
+    if (set && raw[0]) {
+      PetscCall(PetscPushErrorHandler(PetscReturnErrorHandler, NULL));
+      PetscErrorCode ierr = PetscOptionsStringToBool(raw, &test);
+      PetscCall(PetscPopErrorHandler());
+      if (ierr)
+        bad = cli_error(&c, "-test: '%s' is not a boolean (true, false, 1, 0, yes, no)", raw);
+    } else {
+      test = set;
+    }
+  }
+  if (bad) { /* the message is out (one line and the hint): a usage error */
+    PetscCall(PetscFinalize());
+    return CLI_USAGE;
   }
 #if !defined(PETSC_HAVE_HYPRE)
   if (use[M_HYPRE])
@@ -512,7 +601,7 @@ int main(int argc, char **argv)
                 "pscr %s, %s, 1 MPI process, pscr threads: pscr1 1, pscr %d (OpenMP)\n"
                 "times: median of %d fresh KSPSetUp + KSPSolve after a warm-up\n",
                 (double)tol, pscr_version(), version, omp_get_max_threads(), (int)reps);
-    for (PetscInt s = 0; s < nsizes; s++) {
+    for (int s = 0; s < nsizes; s++) {
       problem p;
       result res[M_COUNT];
       PetscCall(problem_create(&p, (int)sizes[s], kind, contrast, grading));
