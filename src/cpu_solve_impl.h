@@ -360,9 +360,8 @@ static void PSCR_SUF(back_store)(const PSCR_SUF(level_ctx) * C, int b)
 /*
  * Solve (A_d (x) Mrest + M_d (x) (Arest + c Mrest)) x = f in place along
  * dimension d. Dimension 0 runs on a team of `nt` threads in one parallel
- * region, its phases separated by pscr_team_wait (team.h says why not
- * OpenMP's barriers); the work items of a phase go to the threads as they
- * come (an atomic counter), blocks and couplings in fixed shares. Deeper
+ * region, its phases handed out item by item (pscr_team_phases; team.h
+ * says why no barriers). Deeper
  * dimensions run in the calling thread `owner` with that thread's
  * workspace. The result does not depend on the thread count: every item
  * writes its own buffers and sums are added in item order.
@@ -379,7 +378,7 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
   C0.items = (PSCR_SCALAR *)ws->item_buf[d] + (size_t)(top ? 0 : owner) * ws->item_stride[d];
   int bad = 0;
 
-  if (!top || nt <= 1) {
+  if (!top || nt <= 1 || 5 * k > PSCR_TEAM_MAX_PHASES) {
     const int me = top ? 0 : owner;
     for (int i = 1; i < k; i++) {
       PSCR_SUF(level_ctx) C = C0;
@@ -404,43 +403,46 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
     return bad;
   }
 
-  /* One counter per pass hands out its work items: forward levels at
-     1..k-1, back levels at k..2k-1 (k <= 16 for n < 2^31). */
-  enum { MAX_PASSES = 64 };
-  _Atomic int next[MAX_PASSES];
-  for (int q = 0; q < MAX_PASSES; q++)
-    atomic_init(&next[q], 0);
-  pscr_team_barrier bar;
-  pscr_team_init(&bar);
+  /* Phases in order: per forward level 1..k-1 the items, the block sums,
+     the couplings; per back level k..1 the items, the stores (k <= 16 for
+     n < 2^31: at most 77 phases). A thread awaits the previous phase and
+     then takes items as they come; none waits for a thread that holds no
+     item (team.h). */
+  pscr_team_phases T;
+  pscr_team_phases_init(&T);
 #pragma omp parallel num_threads(nt) reduction(| : bad)
   {
-    const int me = omp_get_thread_num(), nth = omp_get_num_threads();
+    const int me = omp_get_thread_num();
+    int p = 0, prev = 0; /* the phase, and the previous phase's items */
+#define PSCR_PHASE(n, item)                                                                     \
+  do {                                                                                          \
+    const int n_ = (n);                                                                         \
+    if (p > 0)                                                                                  \
+      pscr_team_await(&T, p - 1, prev);                                                         \
+    int count = 0;                                                                              \
+    for (int j; (j = pscr_team_claim(&T, p, n_)) >= 0; count++)                                 \
+      item;                                                                                     \
+    pscr_team_finish(&T, p, count, n_);                                                         \
+    prev = n_;                                                                                  \
+    p++;                                                                                        \
+  } while (0)
     for (int i = 1; i < k; i++) {
       PSCR_SUF(level_ctx) C = C0;
       C.L = &lv->level[i - 1];
       C.i = i;
-      for (int it; (it = atomic_fetch_add(&next[i], 1)) < C.L->nitems;)
-        bad |= PSCR_SUF(fwd_item)(&C, it, me);
-      pscr_team_wait(&bar, nth);
-      for (int b = me * C.L->nblocks / nth; b < (me + 1) * C.L->nblocks / nth; b++)
-        PSCR_SUF(block_sum)(&C, b, 2);
-      pscr_team_wait(&bar, nth);
-      for (int q = me * C.L->nj / nth; q < (me + 1) * C.L->nj / nth; q++)
-        PSCR_SUF(fwd_couple)(&C, q, me);
-      pscr_team_wait(&bar, nth);
+      PSCR_PHASE(C.L->nitems, bad |= PSCR_SUF(fwd_item)(&C, j, me));
+      PSCR_PHASE(C.L->nblocks, PSCR_SUF(block_sum)(&C, j, 2));
+      PSCR_PHASE(C.L->nj, PSCR_SUF(fwd_couple)(&C, j, me));
     }
     for (int i = k; i >= 1; i--) {
       PSCR_SUF(level_ctx) C = C0;
       C.L = &lv->level[i - 1];
       C.i = i;
-      for (int it; (it = atomic_fetch_add(&next[k + i - 1], 1)) < C.L->nitems;)
-        bad |= PSCR_SUF(back_item)(&C, it, me);
-      pscr_team_wait(&bar, nth);
-      for (int b = me * C.L->nblocks / nth; b < (me + 1) * C.L->nblocks / nth; b++)
-        PSCR_SUF(back_store)(&C, b);
-      pscr_team_wait(&bar, nth);
+      PSCR_PHASE(C.L->nitems, bad |= PSCR_SUF(back_item)(&C, j, me));
+      PSCR_PHASE(C.L->nblocks, PSCR_SUF(back_store)(&C, j));
     }
-  }
+#undef PSCR_PHASE
+  } /* the region's end joins the threads: every phase is done */
   return bad;
 }
 

@@ -518,11 +518,11 @@ START_TEST(deterministic_across_threads)
 END_TEST
 
 /* The CPU solve's team (src/team.c): problems big enough for a team of
-   2 or 3 (work >= 2 x 262144 unknown-levels: 2D 600 x 100, 9 passes; 3D
+   2 or 3 (work >= 3 x 16384 unknown-levels: 2D 600 x 100, 9 passes; 3D
    64 x 33 x 40, 7 passes) give bitwise the u of one thread with teams of
    2 and 3 (PSCR_FLAG_CPU_FIXED_TEAM), and the timed choice between one
-   thread and the team (no flag) repeats it bitwise over 18 solves, a probe
-   of the other candidate included. */
+   thread and the team (no flag) repeats it bitwise over 18 solves (the
+   team's try included where a core is idle). */
 START_TEST(team_bitwise)
 {
   static const int sizes[2][3] = {{600, 100, 1}, {64, 33, 40}};
