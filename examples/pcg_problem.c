@@ -16,8 +16,11 @@
 #include "cli_common.h"
 #include "pcg_problem.h"
 
-/* Loops over fewer entries run serially: a parallel region costs more there. */
-#define PAR_MIN 32768
+/* Loops over fewer entries run serially. These vector operations are
+   memory-bound: on 2 cores a 261121-entry loop gained nothing from a
+   parallel region when idle, and with another job on a core its spinning
+   threads made 45 PCG iterations 1.7x slower (docs/user-guide.md, Threads). */
+#define PAR_MIN (1u << 20)
 
 const char *const kappa_names[3] = {"checker", "bump", "random"};
 
