@@ -258,6 +258,40 @@ static inline int cli_int_list(cli_args *c, long long lo, long long hi, int *out
 }
 
 /*
+ * The current option's value as a comma-separated sequence of at most max
+ * words, each one of words[0..nwords-1], into out[0..*count-1] (indices,
+ * in order).
+ */
+static inline int cli_choice_seq(cli_args *c, const char *const *words, int nwords, int *out,
+                                 int max, int *count)
+{
+  const char *s = cli_value(c);
+  char buf[256];
+  if (!s)
+    return CLI_USAGE;
+  int n = 0;
+  for (const char *at = s;; at++) {
+    size_t len = strcspn(at, ",");
+    if (n == max)
+      return cli_error(c, "%s '%s': more than %d entries", c->opt, s, max);
+    int k = 0;
+    while (k < nwords && (strlen(words[k]) != len || strncmp(words[k], at, len)))
+      k++;
+    if (k == nwords)
+      return cli_error(c, "%s: '%.*s'%s%s%s is not one of: %s", c->opt, (int)len, at,
+                       len < strlen(s) ? " in '" : "", len < strlen(s) ? s : "",
+                       len < strlen(s) ? "'" : "",
+                       cli_choice_list(words, nwords, buf, sizeof buf));
+    out[n++] = k;
+    at += len;
+    if (!*at)
+      break;
+  }
+  *count = n;
+  return 0;
+}
+
+/*
  * The current option's value as a comma-separated list of words, each one
  * of words[0..nwords-1], as a bit mask (bit k: words[k]).
  */

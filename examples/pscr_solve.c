@@ -6,13 +6,16 @@
  *   pscr-solve [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]
  *              [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]
  *              [--threads T] [--repeat R] [--batch K] [--flags NAME,...]
+ *              [--method M[,M]]
  *
  * --dtype float solves in single precision (R32 / C32): the problem's
  * factors, shift and load are rounded to float first and the errors are
  * evaluated in double against those rounded numbers, as pscr-precision
  * does, so the backward error is the float solve's own. --batch K solves K
  * right-hand sides (f_r = (r + 1) f, so each has a known solution) with one
- * pscr_solve_batch and reports the time per right-hand side.
+ * pscr_solve_batch and reports the time per right-hand side. --method sets
+ * pscr_options.method: auto, reduction or transform for dimension 1 (and
+ * 2 in 3D).
  *
  * Exit status: 0; 1 when the library reports an error (its cause first);
  * 2 on a bad command line.
@@ -36,6 +39,7 @@ static void usage(FILE *out)
           "usage: " PROG " [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]\n"
           "                  [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]\n"
           "                  [--threads T] [--repeat R] [--batch K] [--flags NAME,...]\n"
+          "                  [--method M[,M]]\n"
           "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh (G in [0, 1)),\n"
           "          omega = 40, double, backend auto (CUDA when present), all threads\n"
           "          (T >= 1), 5 timed solves, one right-hand side, no flags\n"
@@ -43,6 +47,8 @@ static void usage(FILE *out)
           "          plan (R32 / C32); errors evaluated in double\n"
           "--batch K: K right-hand sides in one pscr_solve_batch (time per right-hand side)\n"
           "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n"
+          "--method: how dimension 1 (and 2 in 3D) is solved: auto, reduction (PSCR) or\n"
+          "          transform (dense eigenvector transform; CPU only), e.g. transform,reduction\n"
           "Exit status: 0, 1 on a library error, 2 on a bad command line.\n");
 }
 
@@ -58,6 +64,11 @@ int main(int argc, char **argv)
   static const char *const problems[] = {"poisson", "helmholtz"};
   static const char *const dtypes[] = {"double", "float"};
   static const char *const backends[] = {"auto", "cpu", "cuda"};
+  static const char *const methods[] = {"auto", "reduction", "transform"};
+  static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
+                                          PSCR_METHOD_TRANSFORM};
+  int method[2] = {0, 0}, nmethods = 0;
+  const char *method_text = "";
   static const pscr_backend backend_of[] = {PSCR_BACKEND_AUTO, PSCR_BACKEND_CPU,
                                             PSCR_BACKEND_CUDA};
   int problem = 0, ndim = 2, n = 0, repeat = 5, single = 0, backend = 0, nrhs = 1, threads = 0;
@@ -94,11 +105,20 @@ int main(int argc, char **argv)
       bad = cli_int(&c, 1, INT_MAX, &nrhs);
     else if (cli_is(&c, "--flags"))
       bad = cli_flags(&c, &opts.flags);
+    else if (cli_is(&c, "--method")) {
+      bad = cli_choice_seq(&c, methods, 3, method, 2, &nmethods);
+      method_text = c.inline_val ? c.inline_val : c.argv[c.next - 1];
+    }
     else
       return cli_unknown(&c);
     if (bad)
       return CLI_USAGE;
   }
+  if (nmethods > ndim - 1)
+    return cli_error(&c, "--method '%s': %d entries, but a %dD problem has %d reduced dimension%s",
+                     method_text, nmethods, ndim, ndim - 1, ndim == 3 ? "s" : "");
+  for (int d = 0; d < nmethods; d++)
+    opts.method[d] = method_of[method[d]];
   if (n == 0)
     n = ndim == 3 ? 127 : 1023;
   opts.backend = backend_of[backend];
@@ -229,6 +249,9 @@ int main(int argc, char **argv)
   printf("backend           %s", info.backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu");
   if (info.backend == PSCR_BACKEND_CPU)
     printf(" (%s)", cli_threads(info.num_threads, thr, sizeof thr));
+  printf("\nmethod            %s", methods[info.method[0]]);
+  if (ndim == 3)
+    printf(" x %s", methods[info.method[1]]);
   printf("\nlevels            %d", info.levels[0]);
   if (ndim == 3)
     printf(" x %d", info.levels[1]);

@@ -167,6 +167,14 @@ static void pscr_cuda_read_choices(pscr_cuda_backend_data *b)
    longest slab, n2 n3 in 3D (n2 in 2D, an int), must stay below 2^31. */
 static int pscr_cuda_accepts(const pscr_plan *p, char *why, size_t len)
 {
+  for (int d = 0; d < p->ndim - 1; d++)
+    if (p->method[d] == PSCR_METHOD_TRANSFORM) {
+      snprintf(why, len,
+               "the CUDA backend has no dense transform yet (method[%d] is "
+               "PSCR_METHOD_TRANSFORM): use the CPU backend or PSCR_METHOD_REDUCTION",
+               d);
+      return 0;
+    }
   const long long limit = (p->opts.flags & PSCR_FLAG_TEST_CUDA_SLAB_1000) ? 1000 : 0x7fffffffLL;
   if (p->ndim < 3 || (long long)p->n[1] * (long long)p->n[2] <= limit)
     return 1;

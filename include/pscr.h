@@ -155,6 +155,26 @@ typedef enum pscr_backend {
 } pscr_backend;
 
 /**
+ * How a reduced dimension (every dimension but the last) is solved
+ * (pscr_options.method, pscr_info.method; new in 0.2).
+ */
+typedef enum pscr_method {
+  /** The plan chooses. In this version: PSCR_METHOD_REDUCTION. */
+  PSCR_METHOD_AUTO = 0,
+  /** The radix-4 PSCR reduction: O(log n) passes over the data, eigen data
+      of O(n log n) entries. */
+  PSCR_METHOD_REDUCTION = 1,
+  /**
+   * A dense transform: all n eigenpairs of the dimension's pencil, W^T A W
+   * = Lambda, W^T M W = I, applied by two matrix products (GEMM) around
+   * the n decoupled problems of the remaining dimensions, each with its
+   * own shift c + lambda_k. 4 n flops per unknown and n^2 entries of W
+   * (n = 8191 complex: 1 GiB). CPU backend only in this version.
+   */
+  PSCR_METHOD_TRANSFORM = 2
+} pscr_method;
+
+/**
  * A symmetric tridiagonal pencil (A, M) of order n. Entries have the plan's
  * dtype. The arrays are copied at plan creation and may be freed afterwards.
  */
@@ -265,6 +285,14 @@ typedef struct pscr_options {
    * PSCR_ERROR_INVALID_VALUE.
    */
   unsigned int flags;
+  /**
+   * The method of each reduced dimension: method[0] for dimension 1,
+   * method[1] for dimension 2 of a 3D plan (it must be AUTO in 2D). Default
+   * AUTO. Other values, or a method[1] other than AUTO in 2D:
+   * PSCR_ERROR_INVALID_VALUE. PSCR_METHOD_TRANSFORM with the CUDA backend:
+   * PSCR_ERROR_NOT_SUPPORTED (AUTO backend: the CPU takes it). New in 0.2.
+   */
+  pscr_method method[2];
 } pscr_options;
 
 /**
@@ -457,7 +485,8 @@ typedef enum pscr_stage {
   PSCR_STAGE_LEVEL3 = 0,   /**< level 3: the tridiagonal subproblems (A_l + s M_l) y = r of the
                             last dimension, their right-hand sides formed on the fly (eqs. 25, 28) */
   PSCR_STAGE_SUMS = 1,     /**< weighted sums over eigenpairs: L_B, R_B (eq. 26) and u on D(B)
-                            (eq. 29) */
+                            (eq. 29); the two products of a dense transform
+                            (PSCR_METHOD_TRANSFORM) */
   PSCR_STAGE_COUPLING = 2, /**< couplings T(j, j+-1) y: the F_j updates (eq. 27) and gL, gR of
                             the back substitution */
   PSCR_STAGE_GATHER = 3,   /**< 3D: right-hand sides of the 2D subproblems, formed as whole slabs */
@@ -507,9 +536,9 @@ typedef struct pscr_info {
   int n[3];               /**< sizes, n[2] = 1 in 2D */
   /** Reduction levels k of dimension 1 and (3D) 2: floor(log4 n) + 1, one
       fewer where n = 4^j (the top two levels are one, with four
-      separators). */
+      separators); 0 for a dimension solved by PSCR_METHOD_TRANSFORM. */
   int levels[2];
-  size_t eigenpairs;      /**< eigenpairs stored, all levels and dimensions */
+  size_t eigenpairs;      /**< eigenpairs stored, all levels and dimensions (n_d per transformed dimension) */
   size_t workspace_bytes; /**< host memory owned by the plan */
   size_t device_bytes;    /**< device memory owned by the plan */
   /**
@@ -592,6 +621,9 @@ typedef struct pscr_info {
   pscr_cost cost[PSCR_STAGE_COUNT];
   pscr_cost cost_total;             /**< the sum over stage kinds */
   double min_bytes; /**< the least traffic of any solve: read f once, write u once */
+  /** The method of each reduced dimension (REDUCTION or TRANSFORM; AUTO for
+      dimension 2 of a 2D plan). New in 0.2. */
+  pscr_method method[2];
 } pscr_info;
 
 /**

@@ -16,7 +16,7 @@ why() {
   make) echo "to run the build CMake generates" ;;
   pkg-config) echo "for the tests' pkg-config consumer and to find PETSc" ;;
   liblapacke-dev) echo "for the tests' dense reference solver and the dense baseline" ;;
-  libopenblas-dev) echo "the BLAS and LAPACK under LAPACKE" ;;
+  libopenblas-dev) echo "BLAS for the library's dense transforms, and the BLAS and LAPACK under LAPACKE" ;;
   check) echo "the unit-test framework of the test suites" ;;
   petsc-dev) echo "for the PETSc example (PSCR_DEPS_PETSC=1)" ;;
   doxygen) echo "for the API reference, the docs target (PSCR_DEPS_DOCS=1)" ;;
@@ -43,7 +43,7 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 if ! command -v apt-get >/dev/null; then
   if [ ${#need[@]} -gt 0 ]; then
-    echo "deps: please install: ${need[*]} (CMake >= 3.20, a C11 compiler with OpenMP, LAPACKE, Check)" >&2
+    echo "deps: please install: ${need[*]} (CMake >= 3.20, a C11 compiler with OpenMP, OpenBLAS, LAPACKE, Check)" >&2
     exit 1
   fi
   echo "deps: optional libfftw3-dev not installed (no apt-get): pscr-baselines builds without FFTW" >&2

@@ -156,9 +156,38 @@ static double coupling_flops(const cost_walk *w, int d)
   return S * (o->fma + o->mul + o->fma) + terms * per_term;
 }
 
+/*
+ * A transformed dimension (PSCR_METHOD_TRANSFORM): two products E X and
+ * E^T G of an n x n matrix with n x S ones, counted as weighted sums (n
+ * multiply-adds per output entry; bytes: X, G and E once each), around the
+ * n subproblems of the remaining dimensions: at the last dimension plain
+ * Thomas solves of the rows (the CPU's solver), deeper B n solves of
+ * dimension d + 1.
+ */
+static void walk_transform(const cost_walk *w, int d, double B)
+{
+  const pscr_plan *p = w->p;
+  const pscr_op_costs *o = &w->op;
+  const double n = p->n[d], S = (double)pscr_plan_slab(p, d), es = w->es;
+  for (int k = 0; k < 2; k++)
+    add(&w->cost[PSCR_STAGE_SUMS], B * n * n * S * o->fma, B * 2 * n * S + n * n, es, 1);
+  if (d + 1 == p->ndim - 1) {
+    const double nsys = B * n, nl = p->n[d + 1];
+    /* The shift of each row's pencil, then Thomas; rows read and written. */
+    const double flops = nsys * (nl * 2 * o->fma + pscr_thomas_flops(o, nl));
+    add(&w->cost[PSCR_STAGE_LEVEL3], flops, 2 * nsys * nl, es, 1);
+    return;
+  }
+  walk_dim(w, d + 1, B * n);
+}
+
 static void walk_dim(const cost_walk *w, int d, double B)
 {
   const pscr_plan *p = w->p;
+  if (p->method[d] == PSCR_METHOD_TRANSFORM) {
+    walk_transform(w, d, B);
+    return;
+  }
   const pscr_levels *lv = &p->lv[d];
   const pscr_op_costs *o = &w->op;
   const double S = (double)pscr_plan_slab(p, d), es = w->es;

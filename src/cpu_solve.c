@@ -3,7 +3,9 @@
  * OpenMP over the independent work items of a level (outermost dimension);
  * all workspace allocated at plan time, none inside a solve; 64-bit indexing.
  */
+#include <cblas.h>
 #include <float.h>
+#include <limits.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,10 +33,44 @@ typedef struct pscr_cpu_ws {
   size_t thr_stride[2];   /* elements per thread */
   void *thomas_buf;       /* Thomas multipliers per thread */
   size_t thomas_stride;
+  void *tf_buf[2];        /* per transformed dimension: its spectral coefficients, n_d S */
+  size_t tf_stride[2];    /* elements per owner (one at dimension 1, a thread deeper) */
   pscr_cpu_failure fail;
   int fail_claim; /* a thread has written fail (record_failure) */
   pscr_team_choice team; /* threads of each solve (team.h) */
 } pscr_cpu_ws;
+
+/*
+ * The dense transform's products (cpu_solve_impl.h, transform_dim), row
+ * major: G = E X (back = 0) or X = E^T G (back = 1), E the n x n matrix of
+ * eigenvectors (row e: the eigenvector of lambda_e), X and G n x S. Complex
+ * symmetric pencils transform by E^T, never the conjugate (W^T M W = I).
+ * S <= INT_MAX (pscr_cpu_accepts).
+ */
+static void pscr_gemm_d(int back, int n, size_t S, const double *E, const double *in, double *out)
+{
+  cblas_dgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n, (int)S, n, 1.0, E,
+              n, in, (int)S, 0.0, out, (int)S);
+}
+static void pscr_gemm_s(int back, int n, size_t S, const float *E, const float *in, float *out)
+{
+  cblas_sgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n, (int)S, n, 1.0f,
+              E, n, in, (int)S, 0.0f, out, (int)S);
+}
+static void pscr_gemm_z(int back, int n, size_t S, const double complex *E,
+                        const double complex *in, double complex *out)
+{
+  const double complex one = 1, zero = 0;
+  cblas_zgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n, (int)S, n, &one,
+              E, n, in, (int)S, &zero, out, (int)S);
+}
+static void pscr_gemm_c(int back, int n, size_t S, const float complex *E, const float complex *in,
+                        float complex *out)
+{
+  const float complex one = 1, zero = 0;
+  cblas_cgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n, (int)S, n, &one,
+              E, n, in, (int)S, &zero, out, (int)S);
+}
 
 #include "scalar_real.h"
 #include "cpu_solve_impl.h"
@@ -67,8 +103,20 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   p->backend_data = ws;
   const size_t P = (size_t)p->nthreads, es = p->elem;
   size_t total = 0, item_off[2] = {0, 0}, thr_off[2] = {0, 0};
+  size_t tf_off[2] = {0, 0};
   for (int d = 0; d < p->ndim - 1; d++) {
     size_t S = pscr_plan_slab(p, d), owners = d == 0 ? 1 : P;
+    if (p->method[d] == PSCR_METHOD_TRANSFORM) {
+      /* Its coefficients, and the thread scratch of the last dimension's
+         interleaved Thomas solves (thr_buf). */
+      ws->tf_stride[d] = pscr_pad((size_t)p->n[d] * S, es);
+      tf_off[d] = total;
+      total += owners * ws->tf_stride[d];
+      ws->thr_stride[d] = pscr_pad((size_t)PSCR_LANES * S, es);
+      thr_off[d] = total;
+      total += P * ws->thr_stride[d];
+      continue;
+    }
     ws->item_stride[d] =
         pscr_pad((size_t)p->lv[d].max_items * (size_t)pscr_item_sums(&p->lv[d]) * S, es);
     ws->thr_stride[d] = pscr_pad((PSCR_LANES + 4) * S, es);
@@ -88,10 +136,15 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   for (int d = 0; d < p->ndim - 1; d++) {
     ws->item_buf[d] = base + item_off[d] * es;
     ws->thr_buf[d] = base + thr_off[d] * es;
+    ws->tf_buf[d] = base + tf_off[d] * es;
   }
   ws->thomas_buf = base + thomas_off * es;
-  /* The vector passes once per level of dimension 1, forward and back. */
-  pscr_team_choice_init(&ws->team, (double)p->total * (2.0 * p->lv[0].k - 1.0), p->nthreads,
+  /* The vector passes once per level of dimension 1, forward and back; a
+     transform of dimension 1 passes it about three times (two products and
+     the subproblems). */
+  const double passes =
+      p->method[0] == PSCR_METHOD_TRANSFORM ? 3.0 : 2.0 * p->lv[0].k - 1.0;
+  pscr_team_choice_init(&ws->team, (double)p->total * passes, p->nthreads,
                         (p->opts.flags & PSCR_FLAG_CPU_FIXED_TEAM) != 0);
   p->host_bytes += total * es;
   return PSCR_SUCCESS;
@@ -163,9 +216,23 @@ static void pscr_cpu_info(const pscr_plan *p, pscr_info *info)
   info->level3_threads_per_system = 1;
 }
 
+/* BLAS takes int sizes: a transformed dimension's slab must fit one. */
+static int pscr_cpu_accepts(const pscr_plan *p, char *why, size_t len)
+{
+  for (int d = 0; d < p->ndim - 1; d++)
+    if (p->method[d] == PSCR_METHOD_TRANSFORM && pscr_plan_slab(p, d) > (size_t)INT_MAX) {
+      snprintf(why, len,
+               "the transform of dimension %d multiplies n%d x %zu matrices, past BLAS's int "
+               "sizes (%d)",
+               d + 1, d + 1, pscr_plan_slab(p, d), INT_MAX);
+      return 0;
+    }
+  return 1;
+}
+
 const pscr_backend_ops pscr_cpu_backend = {
     .name = "cpu",
-    .accepts = NULL,
+    .accepts = pscr_cpu_accepts,
     .setup = pscr_cpu_setup,
     .upload = NULL,
     .solve = pscr_cpu_solve,

@@ -358,6 +358,64 @@ static void PSCR_SUF(back_store)(const PSCR_SUF(level_ctx) * C, int b)
 }
 
 /*
+ * Dimension d by its dense transform (PSCR_METHOD_TRANSFORM,
+ * docs/design.md): with W^T A_d W = Lambda and W^T M_d W = I, the operator
+ * of dimensions d.. is W^-T [sum_k e_k e_k^T (x) (Arest + (c + lambda_k)
+ * Mrest)] W^-1, so G = W^T X (one product), row k of G solved by the
+ * remaining dimensions with shift c + lambda_k, and X = W G (one product).
+ * p->w[d] is E = W^T, row-major. At dimension 1 the rows go to `nt`
+ * threads as they come; deeper, the calling thread `owner` does all. The
+ * rows do not depend on the thread count, nor does the result.
+ */
+static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
+                                   int owner, int nt)
+{
+  const pscr_cpu_ws *ws = p->backend_data;
+  const int n = p->n[d], top = d == 0, last = d + 1 == p->ndim - 1;
+  const size_t S = pscr_plan_slab(p, d);
+  const PSCR_SCALAR *E = p->w[d], *lam = p->lambda[d];
+  PSCR_SCALAR *g = (PSCR_SCALAR *)ws->tf_buf[d] + (size_t)(top ? 0 : owner) * ws->tf_stride[d];
+  PSCR_SUF(pscr_gemm)(0, n, S, E, x, g);
+  /* The last dimension's rows go through the interleaved Thomas solver
+     PSCR_LANES at a time; deeper rows are whole problems of their own. */
+  const int step = last ? PSCR_LANES : 1, groups = (n + step - 1) / step;
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (top && nt > 1) reduction(| : bad)
+  for (int q = 0; q < groups; q++) {
+    const int me = top ? omp_get_thread_num() : owner;
+    const int k0 = q * step, lanes = n - k0 < step ? n - k0 : step;
+    if (!last) {
+      bad |= PSCR_SUF(solve_dim)(p, d + 1, c + lam[k0], g + (size_t)k0 * S, me, 1);
+      continue;
+    }
+    PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me), shift[PSCR_LANES];
+    /* Lanes past the rows solve a zero right-hand side with lane 0's shift. */
+    for (int l = 0; l < PSCR_LANES; l++)
+      shift[l] = c + lam[k0 + (l < lanes ? l : 0)];
+    for (size_t t = 0; t < S; t++)
+      for (int l = 0; l < PSCR_LANES; l++)
+        r[t * PSCR_LANES + l] = l < lanes ? g[(size_t)(k0 + l) * S + t] : 0;
+    int mask = PSCR_SUF(thomas)(&p->PSCR_SUF(fac)[d + 1], shift, r,
+                                (PSCR_SCALAR *)ws->thomas_buf + (size_t)me * ws->thomas_stride,
+                                PSCR_LANES);
+    for (size_t t = 0; t < S; t++)
+      for (int l = 0; l < lanes; l++)
+        g[(size_t)(k0 + l) * S + t] = r[t * PSCR_LANES + l];
+    mask &= (1 << lanes) - 1;
+    if (mask) {
+      int l = 0;
+      while (!(mask >> l & 1))
+        l++;
+      const pscr_block whole = {0, n - 1, 0, {0}, 0};
+      PSCR_SUF(record_failure)(p, d, 0, &whole, k0 + l, shift[l]);
+      bad = 1;
+    }
+  }
+  PSCR_SUF(pscr_gemm)(1, n, S, E, g, x);
+  return bad;
+}
+
+/*
  * Solve (A_d (x) Mrest + M_d (x) (Arest + c Mrest)) x = f in place along
  * dimension d. Dimension 0 runs on a team of `nt` threads in one parallel
  * region, its phases handed out item by item (pscr_team_phases; team.h
@@ -369,6 +427,8 @@ static void PSCR_SUF(back_store)(const PSCR_SUF(level_ctx) * C, int b)
 static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
                                int owner, int nt)
 {
+  if (p->method[d] == PSCR_METHOD_TRANSFORM)
+    return PSCR_SUF(transform_dim)(p, d, c, x, owner, nt);
   const pscr_cpu_ws *ws = p->backend_data;
   const pscr_levels *lv = &p->lv[d];
   const int top = d == 0, k = lv->k;
@@ -464,6 +524,11 @@ static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u, int
     const pscr_cpu_failure *F = &ws->fail;
     for (size_t t = 0; t < p->total; t++)
       x[t] = NAN;
+    if (F->level == 0) /* a transformed dimension (transform_dim) */
+      return PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                        "shift c + lambda = %.17g%+.17gi makes subproblem %d of dimension %d's "
+                        "transform singular (a zero pivot in the level-3 Thomas solve)",
+                        F->shift[0], F->shift[1], F->eig + 1, F->dim + 1);
     return PSCR_ERROR(PSCR_ERROR_SINGULAR,
                       "shift c + lambda = %.17g%+.17gi makes subproblem %d of block %d..%d, level "
                       "%d, dimension %d singular (a zero pivot in the level-3 Thomas solve)",

@@ -114,6 +114,19 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
   pscr_status fst = pscr_flags_check(opts->flags);
   if (fst)
     return fst;
+  for (int d = 0; d < 2; d++) {
+    const int m = (int)opts->method[d];
+    if (m != PSCR_METHOD_AUTO && m != PSCR_METHOD_REDUCTION && m != PSCR_METHOD_TRANSFORM)
+      return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                        "method[%d] is %d, must be PSCR_METHOD_AUTO (0), _REDUCTION (1) or "
+                        "_TRANSFORM (2)",
+                        d, m);
+  }
+  if (ndim == 2 && opts->method[1] != PSCR_METHOD_AUTO)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "method[1] is %d, but a 2D plan reduces dimension 1 only (method[0]); "
+                      "method[1] must be PSCR_METHOD_AUTO",
+                      (int)opts->method[1]);
   for (int d = 0; d < ndim; d++)
     if (pencils[d].n < 1)
       return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d, must be >= 1", d + 1,
@@ -303,45 +316,20 @@ static pscr_status pscr_block_eigen_real_part(int m, double *const dst[4], pscr_
 }
 
 /*
- * The eigenproblem of one block: lambda and the eigenvector components at
- * the PSCR_W_SLOTS slots (D(B), first, last). Slots may name the same row
- * (first(B) is often in D(B)), so the eigensolver is asked for each distinct
- * row once and the slots are filled from that.
+ * The eigenpairs of rows first .. first+m-1 of pencil d (a block of a
+ * level, or the whole pencil of a transformed dimension): lam (m values)
+ * and w (m x nsel: w[e nsel + s] is component sel[s] of eigenvector e;
+ * sel NULL: all m rows), W^T M W = I. Either array may be the plan's own.
  */
-static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
+static pscr_status pscr_pencil_eigen(pscr_plan *p, int d, size_t f, int m, int nsel,
+                                     const int *sel, void *lam, void *wsel)
 {
-  /* Rows of the slots 0 .. PSCR_W_SLOTS-1 (levels.h): D(B) up to 3, first,
-     last. A fourth element of D(B) is last(B), slot PSCR_W_LAST. Slots
-     past nd (up to 3) are unused and stay zero. */
-  int m = B->last - B->first + 1, row[PSCR_W_SLOTS], slot_of[PSCR_W_SLOTS], sel[PSCR_W_SLOTS];
-  int nsel = 0;
-  for (int q = 0; q < PSCR_W_SLOTS; q++)
-    row[q] = -1;
-  for (int q = 0; q < B->nd; q++)
-    row[pscr_d_slot(q)] = B->d[q] - B->first;
-  row[PSCR_W_FIRST] = 0;
-  row[PSCR_W_LAST] = m - 1;
-  for (int q = 0; q < PSCR_W_SLOTS; q++) {
-    if (row[q] < 0)
-      continue;
-    int k = 0;
-    while (k < nsel && sel[k] != row[q])
-      k++;
-    if (k == nsel)
-      sel[nsel++] = row[q];
-    slot_of[q] = k;
-  }
-  /* Scaled copies of the block's pencil (4 m entries) and the selected
-     eigenvector components (m nsel entries), in one allocation. */
+  /* Scaled copies of the pencil's rows (4 m entries). */
   size_t fm = 4 * (size_t)m;
-  char *scratch = malloc((fm + (size_t)m * (size_t)nsel) * p->celem);
+  char *scratch = malloc(fm * p->celem);
   if (!scratch)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
-                      "cannot allocate the eigenvectors of a block of order %d", m);
-  void *wsel = scratch + fm * p->celem;
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate a pencil of order %d", m);
   pscr_status st;
-  size_t f = (size_t)B->first;
-  char *lam = (char *)p->lambda[d] + B->eig * p->celem;
   /*
    * The eigensolver's recurrences overflow or underflow once A / M leaves
    * about 1e+-50, which mesh units alone can cause (A ~ 1/h, M ~ h). Scale A
@@ -404,6 +392,46 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
     for (size_t t = 0; t < (size_t)m * nsel * words; t++)
       wv[t] *= sqrt(sm);
   }
+  free(scratch);
+  return st;
+}
+
+/*
+ * The eigenproblem of one block: lambda and the eigenvector components at
+ * the PSCR_W_SLOTS slots (D(B), first, last). Slots may name the same row
+ * (first(B) is often in D(B)), so the eigensolver is asked for each distinct
+ * row once and the slots are filled from that.
+ */
+static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
+{
+  /* Rows of the slots 0 .. PSCR_W_SLOTS-1 (levels.h): D(B) up to 3, first,
+     last. A fourth element of D(B) is last(B), slot PSCR_W_LAST. Slots
+     past nd (up to 3) are unused and stay zero. */
+  int m = B->last - B->first + 1, row[PSCR_W_SLOTS], slot_of[PSCR_W_SLOTS], sel[PSCR_W_SLOTS];
+  int nsel = 0;
+  for (int q = 0; q < PSCR_W_SLOTS; q++)
+    row[q] = -1;
+  for (int q = 0; q < B->nd; q++)
+    row[pscr_d_slot(q)] = B->d[q] - B->first;
+  row[PSCR_W_FIRST] = 0;
+  row[PSCR_W_LAST] = m - 1;
+  for (int q = 0; q < PSCR_W_SLOTS; q++) {
+    if (row[q] < 0)
+      continue;
+    int k = 0;
+    while (k < nsel && sel[k] != row[q])
+      k++;
+    if (k == nsel)
+      sel[nsel++] = row[q];
+    slot_of[q] = k;
+  }
+  /* The selected eigenvector components (m nsel entries). */
+  void *wsel = malloc((size_t)m * (size_t)nsel * p->celem);
+  if (!wsel)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the eigenvectors of a block of order %d", m);
+  char *lam = (char *)p->lambda[d] + B->eig * p->celem;
+  pscr_status st = pscr_pencil_eigen(p, d, (size_t)B->first, m, nsel, sel, lam, wsel);
   if (st == PSCR_SUCCESS) {
     /* Scatter into the slots. */
     char *w = (char *)p->w[d] + B->eig * PSCR_W_SLOTS * p->celem;
@@ -416,7 +444,7 @@ static pscr_status pscr_block_eigen(pscr_plan *p, int d, const pscr_block *B)
           memcpy(dst + (size_t)q * p->celem, src + (size_t)slot_of[q] * p->celem, p->celem);
     }
   }
-  free(scratch);
+  free(wsel);
   return st;
 }
 
@@ -428,6 +456,25 @@ typedef struct pscr_task {
 static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
 {
   pscr_levels *lv = &p->lv[d];
+  if (p->method[d] == PSCR_METHOD_TRANSFORM) {
+    /* No levels: all n eigenpairs, W whole (n x n, row e the eigenvector of
+       lambda_e). */
+    const size_t n = (size_t)p->n[d];
+    if (n > SIZE_MAX / 16 / n)
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                        "the eigenvectors of dimension %d (%zu^2 entries) overflow the "
+                        "address space",
+                        d + 1, n);
+    p->lambda[d] = malloc(n * p->celem);
+    p->w[d] = malloc(n * n * p->celem);
+    if (!p->lambda[d] || !p->w[d])
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                        "cannot allocate the %zu x %zu eigenvectors of dimension %d (%zu bytes) "
+                        "for its transform",
+                        n, n, d + 1, n * n * p->celem);
+    p->host_bytes += (n + n * n) * p->celem;
+    return PSCR_SUCCESS;
+  }
   /* The merged top level of n = 4^j (levels.h) unless PSCR_FLAG_NO_MERGE_TOP
      (tests and benchmarks compare the two). */
   const int merge = !(p->opts.flags & PSCR_FLAG_NO_MERGE_TOP);
@@ -447,6 +494,11 @@ static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
 /* Eigen data of dimension d for every block of every level. */
 static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
 {
+  if (p->method[d] == PSCR_METHOD_TRANSFORM) {
+    const pscr_status st =
+        pscr_pencil_eigen(p, d, 0, p->n[d], p->n[d], NULL, p->lambda[d], p->w[d]);
+    return st ? PSCR_ERROR(st, "%s (pencil %d, its transform)", pscr_last_error(), d + 1) : st;
+  }
   const pscr_levels *lv = &p->lv[d];
   size_t ntask = 0;
   for (int i = 0; i < lv->k; i++)
@@ -540,9 +592,10 @@ static pscr_status pscr_round_to_single(pscr_plan *p)
     p->fac_c[d] = (pscr_factor_c){{n, (pscr_c *)ad, (pscr_c *)ao}, {n, (pscr_c *)md, (pscr_c *)mo}};
   }
   for (int d = 0; d < p->ndim - 1; d++) {
-    const size_t neig = p->lv[d].neig;
+    const int transform = p->method[d] == PSCR_METHOD_TRANSFORM;
+    const size_t neig = transform ? (size_t)p->n[d] : p->lv[d].neig;
     void **arr[2] = {&p->lambda[d], &p->w[d]};
-    const size_t len[2] = {neig, neig * PSCR_W_SLOTS};
+    const size_t len[2] = {neig, neig * (transform ? neig : PSCR_W_SLOTS)};
     for (int k = 0; k < 2; k++) {
       const double *in = *arr[k];
       float *out = *arr[k];
@@ -558,7 +611,7 @@ static pscr_status pscr_round_to_single(pscr_plan *p)
       if (shrunk)
         *arr[k] = shrunk;
     }
-    p->host_bytes -= neig * (1 + PSCR_W_SLOTS) * (p->celem - p->elem);
+    p->host_bytes -= (len[0] + len[1]) * (p->celem - p->elem);
   }
   return PSCR_SUCCESS;
 }
@@ -597,6 +650,8 @@ static pscr_status pscr_select_backend(pscr_plan *p)
   }
   p->backend = PSCR_BACKEND_CPU;
   p->ops = &pscr_cpu_backend;
+  if (p->ops->accepts && !p->ops->accepts(p, why, sizeof why))
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", why);
   return PSCR_SUCCESS;
 }
 
@@ -629,6 +684,10 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
     p->total *= (size_t)pencils[d].n;
   }
   p->opts = o;
+  /* AUTO: the reduction (the planner that chooses between the methods is
+     to come). */
+  for (int d = 0; d < ndim - 1; d++)
+    p->method[d] = o.method[d] == PSCR_METHOD_AUTO ? PSCR_METHOD_REDUCTION : o.method[d];
   p->nthreads = p->opts.num_threads > 0 ? p->opts.num_threads : omp_get_max_threads();
   pscr_z c = pscr_load(dtype, shift, 0);
   p->shift[0] = creal(c);
@@ -693,7 +752,8 @@ pscr_status pscr_plan_info_size(const pscr_plan *p, pscr_info *out, size_t size)
     info->n[d] = p->n[d];
   for (int d = 0; d < p->ndim - 1; d++) {
     info->levels[d] = p->lv[d].k;
-    info->eigenpairs += p->lv[d].neig;
+    info->eigenpairs += p->method[d] == PSCR_METHOD_TRANSFORM ? (size_t)p->n[d] : p->lv[d].neig;
+    info->method[d] = p->method[d];
   }
   info->workspace_bytes = p->host_bytes;
   info->device_bytes = p->device_bytes;

@@ -43,6 +43,11 @@ struct pscr_plan {
   pscr_levels lv[2];
   void *lambda[2];
   void *w[2];
+  /* The method of each reduced dimension (never AUTO). A transformed
+     dimension d has no levels (lv[d] zeroed): lambda[d] holds its n_d
+     eigenvalues and w[d] its n_d x n_d eigenvectors, row e the eigenvector
+     of lambda_e (W^T as a row-major matrix). */
+  pscr_method method[2];
 
   /* The backend that runs the levels, and its private data (workspace,
      device state, what it chose). */

@@ -118,6 +118,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const int batch[8] = {1, 2, 8, 1, 3, 1, 0, 1};
     opts.max_batch = batch[(shift_code >> 2) & 7];
   }
+  { /* the method of each reduced dimension: 5 is invalid, and method[1]
+       other than AUTO in 2D */
+    static const int method[8][2] = {{0, 0}, {2, 0}, {1, 2}, {2, 2},
+                                     {5, 0}, {0, 2}, {2, 1}, {0, 0}};
+    opts.method[0] = (pscr_method)method[(shift_code >> 5) & 7][0];
+    opts.method[1] = (pscr_method)method[(shift_code >> 5) & 7][1];
+  }
 
   /* Pencils: arrays sized as the contract requires (at least 1 entry). */
   char *store[3] = {NULL, NULL, NULL};
