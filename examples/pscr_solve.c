@@ -6,7 +6,7 @@
  *   pscr-solve [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]
  *              [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]
  *              [--threads T] [--repeat R] [--batch K] [--flags NAME,...]
- *              [--method M[,M]]
+ *              [--method M[,M]] [--planner none|estimate]
  *
  * --dtype float solves in single precision (R32 / C32): the problem's
  * factors, shift and load are rounded to float first and the errors are
@@ -39,7 +39,7 @@ static void usage(FILE *out)
           "usage: " PROG " [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]\n"
           "                  [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]\n"
           "                  [--threads T] [--repeat R] [--batch K] [--flags NAME,...]\n"
-          "                  [--method M[,M]]\n"
+          "                  [--method M[,M]] [--planner none|estimate]\n"
           "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh (G in [0, 1)),\n"
           "          omega = 40, double, backend auto (CUDA when present), all threads\n"
           "          (T >= 1), 5 timed solves, one right-hand side, no flags\n"
@@ -49,6 +49,8 @@ static void usage(FILE *out)
           "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n"
           "--method: how dimension 1 (and 2 in 3D) is solved: auto, reduction (PSCR) or\n"
           "          transform (dense eigenvector transform; CPU only), e.g. transform,reduction\n"
+          "--planner: how auto methods are chosen: none (the reduction, default) or\n"
+          "          estimate (the cost model)\n"
           "Exit status: 0, 1 on a library error, 2 on a bad command line.\n");
 }
 
@@ -65,6 +67,8 @@ int main(int argc, char **argv)
   static const char *const dtypes[] = {"double", "float"};
   static const char *const backends[] = {"auto", "cpu", "cuda"};
   static const char *const methods[] = {"auto", "reduction", "transform"};
+  static const char *const planners[] = {"none", "estimate"};
+  int planner = 0;
   static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
                                           PSCR_METHOD_TRANSFORM};
   int method[2] = {0, 0}, nmethods = 0;
@@ -105,6 +109,8 @@ int main(int argc, char **argv)
       bad = cli_int(&c, 1, INT_MAX, &nrhs);
     else if (cli_is(&c, "--flags"))
       bad = cli_flags(&c, &opts.flags);
+    else if (cli_is(&c, "--planner"))
+      bad = cli_choice(&c, planners, 2, &planner);
     else if (cli_is(&c, "--method")) {
       bad = cli_choice_seq(&c, methods, 3, method, 2, &nmethods);
       method_text = c.inline_val ? c.inline_val : c.argv[c.next - 1];
@@ -119,6 +125,7 @@ int main(int argc, char **argv)
                      method_text, nmethods, ndim, ndim - 1, ndim == 3 ? "s" : "");
   for (int d = 0; d < nmethods; d++)
     opts.method[d] = method_of[method[d]];
+  opts.planner = planner ? PSCR_PLANNER_ESTIMATE : PSCR_PLANNER_NONE;
   if (n == 0)
     n = ndim == 3 ? 127 : 1023;
   opts.backend = backend_of[backend];

@@ -159,7 +159,8 @@ typedef enum pscr_backend {
  * (pscr_options.method, pscr_info.method; new in 0.2).
  */
 typedef enum pscr_method {
-  /** The plan chooses. In this version: PSCR_METHOD_REDUCTION. */
+  /** The planner chooses (pscr_options.planner): the reduction with
+      PSCR_PLANNER_NONE, the cost model's choice with PSCR_PLANNER_ESTIMATE. */
   PSCR_METHOD_AUTO = 0,
   /** The radix-4 PSCR reduction: O(log n) passes over the data, eigen data
       of O(n log n) entries. */
@@ -173,6 +174,21 @@ typedef enum pscr_method {
    */
   PSCR_METHOD_TRANSFORM = 2
 } pscr_method;
+
+/** How PSCR_METHOD_AUTO dimensions are resolved (pscr_options.planner; new in 0.2). */
+typedef enum pscr_planner {
+  /** AUTO is PSCR_METHOD_REDUCTION (the behaviour before methods existed). */
+  PSCR_PLANNER_NONE = 0,
+  /**
+   * Each AUTO dimension takes the method of the vector that the plan's cost
+   * model expects to solve fastest: the transforms' products at the
+   * backend's product rate, every other modelled byte at its byte rate
+   * (constants measured per device kind, docs/performance.md), among the
+   * vectors the backend takes and whose eigenvectors fit in a quarter of
+   * the host's memory. Costs no solve and no eigenproblem.
+   */
+  PSCR_PLANNER_ESTIMATE = 1
+} pscr_planner;
 
 /**
  * A symmetric tridiagonal pencil (A, M) of order n. Entries have the plan's
@@ -293,6 +309,9 @@ typedef struct pscr_options {
    * PSCR_ERROR_NOT_SUPPORTED (AUTO backend: the CPU takes it). New in 0.2.
    */
   pscr_method method[2];
+  /** How AUTO entries of method are resolved; default PSCR_PLANNER_NONE.
+      Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2. */
+  pscr_planner planner;
 } pscr_options;
 
 /**

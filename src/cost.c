@@ -23,6 +23,7 @@ typedef struct cost_walk {
   pscr_op_costs op;
   double es;       /* bytes per element */
   pscr_cost *cost; /* PSCR_STAGE_COUNT entries */
+  double *product; /* the dense transforms' products: flops, bytes; NULL: not wanted */
 } cost_walk;
 
 /* The counts of level L of dimension d (n entries), its items sized by the
@@ -169,8 +170,13 @@ static void walk_transform(const cost_walk *w, int d, double B)
   const pscr_plan *p = w->p;
   const pscr_op_costs *o = &w->op;
   const double n = p->n[d], S = (double)pscr_plan_slab(p, d), es = w->es;
-  for (int k = 0; k < 2; k++)
+  for (int k = 0; k < 2; k++) {
     add(&w->cost[PSCR_STAGE_SUMS], B * n * n * S * o->fma, B * 2 * n * S + n * n, es, 1);
+    if (w->product) {
+      w->product[0] += B * n * n * S * o->fma;
+      w->product[1] += (B * 2 * n * S + n * n) * es;
+    }
+  }
   if (d + 1 == p->ndim - 1) {
     const double nsys = B * n, nl = p->n[d + 1];
     /* The shift of each row's pencil, then Thomas; rows read and written. */
@@ -247,6 +253,22 @@ void pscr_cost_model(const pscr_plan *p, const pscr_cost_rules *rules, pscr_cost
     total->launches += cost[k].launches;
   }
   *min_bytes = 2 * N * w.es;
+}
+
+double pscr_cost_seconds(const pscr_plan *p, const pscr_cost_rules *rules)
+{
+  pscr_cost cost[PSCR_STAGE_COUNT];
+  cost_walk w;
+  memset(cost, 0, sizeof cost);
+  double product[2] = {0, 0};
+  walk_init(&w, p, rules, cost);
+  w.product = product;
+  rules->other(rules->ctx, (double)p->total, w.es, &cost[PSCR_STAGE_OTHER]);
+  walk_dim(&w, 0, 1);
+  double bytes = -product[1];
+  for (int k = 0; k < PSCR_STAGE_COUNT; k++)
+    bytes += cost[k].bytes;
+  return product[0] / rules->product_rate + bytes / rules->byte_rate;
 }
 
 /* Counted by the forward reduction, which fuses whenever the back

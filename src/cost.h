@@ -59,12 +59,21 @@ typedef struct pscr_cost_rules {
   void (*level3)(const void *ctx, const pscr_level3_pass *pass, double *flops, double *elems);
   /* PSCR_STAGE_OTHER of one solve of N elements of es bytes. */
   void (*other)(const void *ctx, double N, double es, pscr_cost *other);
+  /* The planner's rates (pscr_cost_seconds): flops per second of a dense
+     transform's products, and bytes per second of every other stage.
+     Measured per device kind (docs/performance.md). */
+  double product_rate, byte_rate;
 } pscr_cost_rules;
 
 /* The cost of one solve per stage kind, their sum, and the least traffic of
    any solve (read f, write u). */
 void pscr_cost_model(const struct pscr_plan *p, const pscr_cost_rules *rules, pscr_cost *cost,
                      pscr_cost *total, double *min_bytes);
+
+/* The planner's estimate of one solve in seconds: the dense transforms'
+   products at rules->product_rate, every other byte of the model at
+   rules->byte_rate (the reduction and the rows' solves are memory-bound). */
+double pscr_cost_seconds(const struct pscr_plan *p, const pscr_cost_rules *rules);
 
 /* Levels of dimension ndim-2 whose forward sums level 3 adds up. */
 int pscr_cost_fused_levels(const struct pscr_plan *p, const pscr_cost_rules *rules);

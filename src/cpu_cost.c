@@ -40,8 +40,27 @@ static void cpu_other(const void *ctx, double N, double es, pscr_cost *c)
   c->launches += 3;
 }
 
+/*
+ * The planner's rates per thread, measured on the 2-core AMD EPYC VM
+ * (docs/performance.md): OpenBLAS's DGEMM ran the products of 2D 2047^2 at
+ * 63 GFLOP/s per core (single precision twice that; complex products count
+ * 8 flops per multiply-add, which ZGEMM runs at about the same rate), and
+ * the reduction's passes moved 6.3-7.2 GB/s per thread (2D 2047^2, 3D
+ * 127^3). With them the model chose as the measurements did on that VM at
+ * 2D 127^2, 1023^2, 2047^2 and 3D 31^3, 63^3, 127^3 (2D 511^2: the
+ * transform measured 25% faster, the model has it 40% slower).
+ */
+#define PSCR_CPU_PRODUCT_RATE 60e9
+#define PSCR_CPU_BYTE_RATE 6.5e9
+
 void pscr_cpu_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
 {
-  (void)p;
-  *rules = (pscr_cost_rules){NULL, cpu_items, NULL, cpu_level3, cpu_other};
+  const double threads = p->nthreads > 0 ? p->nthreads : 1;
+  *rules = (pscr_cost_rules){NULL,
+                             cpu_items,
+                             NULL,
+                             cpu_level3,
+                             cpu_other,
+                             PSCR_CPU_PRODUCT_RATE * threads * (p->single ? 2 : 1),
+                             PSCR_CPU_BYTE_RATE * threads};
 }

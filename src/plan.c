@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "cost.h"
 #include "eigen.h"
 #include "error.h"
 #include "options.h"
@@ -122,6 +124,10 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
                         "_TRANSFORM (2)",
                         d, m);
   }
+  if (opts->planner != PSCR_PLANNER_NONE && opts->planner != PSCR_PLANNER_ESTIMATE)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "planner is %d, must be PSCR_PLANNER_NONE (0) or PSCR_PLANNER_ESTIMATE (1)",
+                      (int)opts->planner);
   if (ndim == 2 && opts->method[1] != PSCR_METHOD_AUTO)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
                       "method[1] is %d, but a 2D plan reduces dimension 1 only (method[0]); "
@@ -452,13 +458,26 @@ typedef struct pscr_task {
   int level, block;
 } pscr_task;
 
-/* Level structure and eigen storage of dimension d (0-based). */
+/* Level structure of dimension d (0-based), for the reduction. */
 static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
 {
   pscr_levels *lv = &p->lv[d];
+  /* The merged top level of n = 4^j (levels.h) unless PSCR_FLAG_NO_MERGE_TOP
+     (tests and benchmarks compare the two). */
+  const int merge = !(p->opts.flags & PSCR_FLAG_NO_MERGE_TOP);
+  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_EIGS, merge);
+  if (st)
+    return st;
+  p->host_bytes += lv->bytes;
+  return PSCR_SUCCESS;
+}
+
+/* Eigen storage of dimension d: per level's blocks for the reduction; all
+   n eigenpairs and W whole (n x n, row e the eigenvector of lambda_e) for
+   a transform, which has no levels. */
+static pscr_status pscr_dimension_storage(pscr_plan *p, int d)
+{
   if (p->method[d] == PSCR_METHOD_TRANSFORM) {
-    /* No levels: all n eigenpairs, W whole (n x n, row e the eigenvector of
-       lambda_e). */
     const size_t n = (size_t)p->n[d];
     if (n > SIZE_MAX / 16 / n)
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
@@ -475,19 +494,92 @@ static pscr_status pscr_dimension_levels(pscr_plan *p, int d)
     p->host_bytes += (n + n * n) * p->celem;
     return PSCR_SUCCESS;
   }
-  /* The merged top level of n = 4^j (levels.h) unless PSCR_FLAG_NO_MERGE_TOP
-     (tests and benchmarks compare the two). */
-  const int merge = !(p->opts.flags & PSCR_FLAG_NO_MERGE_TOP);
-  pscr_status st = pscr_levels_build(lv, p->n[d], PSCR_ITEM_EIGS, merge);
-  if (st)
-    return st;
-  p->host_bytes += lv->bytes;
+  const pscr_levels *lv = &p->lv[d];
   p->lambda[d] = malloc((lv->neig ? lv->neig : 1) * p->celem);
   p->w[d] = malloc((lv->neig ? lv->neig : 1) * PSCR_W_SLOTS * p->celem);
   if (!p->lambda[d] || !p->w[d])
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
                       "cannot allocate the eigen data of dimension %d", d + 1);
   p->host_bytes += lv->neig * (1 + PSCR_W_SLOTS) * p->celem;
+  return PSCR_SUCCESS;
+}
+
+/* Whether the n x n eigenvectors of a transform of dimension d fit: at
+   most a quarter of the host's physical memory (W is n^2 entries: 8191
+   complex is 1 GiB). */
+static int pscr_transform_fits(const pscr_plan *p, int d)
+{
+  const double bytes = (double)p->n[d] * (double)p->n[d] * (double)p->celem;
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page <= 0)
+    return bytes < 1e30;
+  return bytes <= 0.25 * (double)pages * (double)page;
+}
+
+/*
+ * The planner: with PSCR_PLANNER_ESTIMATE each PSCR_METHOD_AUTO dimension
+ * takes the reduction or the transform, whichever vector the cost model
+ * (pscr_cost_seconds, the backend's rates) expects to solve fastest, among
+ * the vectors the backend accepts and whose transforms fit in memory; with
+ * PSCR_PLANNER_NONE it takes the reduction. The levels of every dimension
+ * not forced to a transform exist on entry; a dimension that becomes a
+ * transform loses its levels.
+ */
+static pscr_status pscr_choose_methods(pscr_plan *p)
+{
+  int autos[2], na = 0;
+  for (int d = 0; d < p->ndim - 1; d++)
+    if (p->method[d] == PSCR_METHOD_AUTO) {
+      if (p->opts.planner == PSCR_PLANNER_ESTIMATE)
+        autos[na++] = d;
+      else
+        p->method[d] = PSCR_METHOD_REDUCTION;
+    }
+  pscr_method best[2] = {p->method[0], p->method[1]}, cand[4][2];
+  int ncand = 0;
+  char why[200];
+  for (int mask = 0; mask < (1 << na); mask++) {
+    pscr_method m[2] = {best[0], best[1]};
+    int fits = 1;
+    for (int j = 0; j < na; j++) {
+      m[autos[j]] = (mask >> j & 1) ? PSCR_METHOD_TRANSFORM : PSCR_METHOD_REDUCTION;
+      fits &= m[autos[j]] == PSCR_METHOD_REDUCTION || pscr_transform_fits(p, autos[j]);
+    }
+    p->method[0] = m[0];
+    p->method[1] = m[1];
+    if (fits && (!p->ops->accepts || p->ops->accepts(p, why, sizeof why))) {
+      cand[ncand][0] = m[0];
+      cand[ncand][1] = m[1];
+      ncand++;
+    }
+  }
+  /* One candidate needs no estimate (a CUDA plan: its rules need the
+     backend's setup, which the methods decide). The all-reduction vector
+     (mask 0) is always accepted where any is. */
+  int pick = 0;
+  if (ncand > 1) {
+    double best_t = 0;
+    for (int k = 0; k < ncand; k++) {
+      p->method[0] = cand[k][0];
+      p->method[1] = cand[k][1];
+      pscr_cost_rules rules;
+      p->ops->cost_rules(p, &rules);
+      const double t = pscr_cost_seconds(p, &rules);
+      if (k == 0 || t < best_t) {
+        best_t = t;
+        pick = k;
+      }
+    }
+  }
+  if (ncand == 0)
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no method vector fits: %s", why);
+  p->method[0] = cand[pick][0];
+  p->method[1] = cand[pick][1];
+  for (int d = 0; d < p->ndim - 1; d++)
+    if (p->method[d] == PSCR_METHOD_TRANSFORM && p->lv[d].level) {
+      p->host_bytes -= p->lv[d].bytes;
+      pscr_levels_free(&p->lv[d]);
+    }
   return PSCR_SUCCESS;
 }
 
@@ -684,10 +776,10 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
     p->total *= (size_t)pencils[d].n;
   }
   p->opts = o;
-  /* AUTO: the reduction (the planner that chooses between the methods is
-     to come). */
+  /* AUTO entries are resolved by pscr_choose_methods once the backend is
+     known. */
   for (int d = 0; d < ndim - 1; d++)
-    p->method[d] = o.method[d] == PSCR_METHOD_AUTO ? PSCR_METHOD_REDUCTION : o.method[d];
+    p->method[d] = o.method[d];
   p->nthreads = p->opts.num_threads > 0 ? p->opts.num_threads : omp_get_max_threads();
   pscr_z c = pscr_load(dtype, shift, 0);
   p->shift[0] = creal(c);
@@ -698,7 +790,12 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   if ((st = pscr_select_backend(p)) || (st = pscr_copy_factors(p, pencils)))
     goto out_destroy;
   for (int d = 0; d < ndim - 1; d++)
-    if ((st = pscr_dimension_levels(p, d)))
+    if (p->method[d] != PSCR_METHOD_TRANSFORM && (st = pscr_dimension_levels(p, d)))
+      goto out_destroy;
+  if ((st = pscr_choose_methods(p)))
+    goto out_destroy;
+  for (int d = 0; d < ndim - 1; d++)
+    if ((st = pscr_dimension_storage(p, d)))
       goto out_destroy;
   if ((st = p->ops->setup(p)))
     goto out_destroy;

@@ -7,7 +7,8 @@
  * (uniform and graded FE Poisson, Helmholtz with absorbing boundaries,
  * random SPD and random complex symmetric), repeats bitwise, solves in
  * place as out of place, and reports itself in pscr_plan_info; bad method
- * values are refused with a message naming the field.
+ * values are refused with a message naming the field; the ESTIMATE
+ * planner's choices where its margins are wide.
  */
 #include <float.h>
 #include <math.h>
@@ -232,6 +233,99 @@ START_TEST(methods_bad_input)
 }
 END_TEST
 
+/* The methods a plan of o with planner ESTIMATE (CPU) resolves AUTO to,
+   after a solve that meets the reduction's bound. */
+static void estimate(op *o, pscr_method m0, pscr_method got[2])
+{
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  opts.planner = PSCR_PLANNER_ESTIMATE;
+  opts.method[0] = m0;
+  pscr_plan *plan = NULL;
+  ck_assert_int_eq(pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts),
+                   PSCR_SUCCESS);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  got[0] = info.method[0];
+  got[1] = info.method[1];
+  const size_t N = tu_size(o->ndim, o->pencils), es = tu_dtype_size(o->dtype);
+  void *f = random_vector(o, 5), *u = malloc(N * es);
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+  const double berr = tu_backward_error(o->dtype, o->ndim, o->pencils, op_shift(o), u, f);
+  ck_assert_msg(berr <= (o->dtype == PSCR_C64 ? BERR_COMPLEX : BERR_REAL),
+                "estimated plan: backward error %.3e", berr);
+  free(f);
+  free(u);
+  pscr_plan_destroy(plan);
+}
+
+/* PSCR_PLANNER_ESTIMATE on the CPU, where the model's margins are wide
+   (docs/performance.md; both rates scale with the threads, so the choice
+   does not depend on their count): 3D Poisson 64^3 transformed in both
+   dimensions (modelled about 6x faster than reduced), 2D 127^2
+   transformed, 2D 2047^2 reduced (the transform's products modelled 4x
+   slower); a forced entry stays; PSCR_PLANNER_NONE keeps the reduction. */
+START_TEST(planner_estimate)
+{
+  pscr_method got[2];
+  op o;
+  const int n3[3] = {64, 64, 64}, n2a[2] = {127, 127}, n2b[2] = {2047, 2047};
+  make_op_model(&o, PSCR_PROBLEM_POISSON, 3, n3, 0.0);
+  estimate(&o, PSCR_METHOD_AUTO, got);
+  ck_assert_msg(got[0] == PSCR_METHOD_TRANSFORM && got[1] == PSCR_METHOD_TRANSFORM,
+                "3D 64^3: methods %d %d", got[0], got[1]);
+  estimate(&o, PSCR_METHOD_REDUCTION, got);
+  ck_assert_int_eq(got[0], PSCR_METHOD_REDUCTION);
+  ck_assert_int_ne(got[1], PSCR_METHOD_AUTO);
+  op_free(&o);
+  make_op_model(&o, PSCR_PROBLEM_POISSON, 2, n2a, 0.0);
+  estimate(&o, PSCR_METHOD_AUTO, got);
+  ck_assert_int_eq(got[0], PSCR_METHOD_TRANSFORM);
+  ck_assert_int_eq(got[1], PSCR_METHOD_AUTO);
+  op_free(&o);
+  make_op_model(&o, PSCR_PROBLEM_POISSON, 2, n2b, 0.0);
+  estimate(&o, PSCR_METHOD_AUTO, got);
+  ck_assert_int_eq(got[0], PSCR_METHOD_REDUCTION);
+  op_free(&o);
+
+  /* The default planner: AUTO is the reduction. */
+  make_op_model(&o, PSCR_PROBLEM_POISSON, 3, n3, 0.0);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  ck_assert_int_eq(opts.planner, PSCR_PLANNER_NONE);
+  pscr_plan *plan = NULL;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
+                   PSCR_SUCCESS);
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert(info.method[0] == PSCR_METHOD_REDUCTION && info.method[1] == PSCR_METHOD_REDUCTION);
+  pscr_plan_destroy(plan);
+  /* AUTO backend with ESTIMATE: a CUDA plan (where there is a device) keeps
+     the reduction, which is all that backend takes. */
+  opts.backend = PSCR_BACKEND_AUTO;
+  opts.planner = PSCR_PLANNER_ESTIMATE;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
+                   PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  if (info.backend == PSCR_BACKEND_CUDA)
+    ck_assert(info.method[0] == PSCR_METHOD_REDUCTION &&
+              info.method[1] == PSCR_METHOD_REDUCTION);
+  else
+    ck_assert(info.method[0] == PSCR_METHOD_TRANSFORM &&
+              info.method[1] == PSCR_METHOD_TRANSFORM);
+  pscr_plan_destroy(plan);
+  /* An unknown planner. */
+  opts.planner = (pscr_planner)3;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
+                   PSCR_ERROR_INVALID_VALUE);
+  ck_assert_msg(strstr(pscr_last_error(), "planner is 3") == pscr_last_error(), "%s",
+                pscr_last_error());
+  op_free(&o);
+}
+END_TEST
+
 static Suite *methods_suite(void)
 {
   Suite *s = suite_create("methods");
@@ -242,6 +336,7 @@ static Suite *methods_suite(void)
   tcase_add_test(tc, methods_model);
   tcase_add_test(tc, methods_single);
   tcase_add_test(tc, methods_bad_input);
+  tcase_add_test(tc, planner_estimate);
   suite_add_tcase(s, tc);
   return s;
 }

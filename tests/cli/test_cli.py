@@ -100,6 +100,7 @@ SPECS = {
         "--method": [("bogus", NOT_WORD), ("transform,x", NOT_WORD),
                      ("transform,reduction", "reduced dimension"),
                      ("auto,auto,auto", "more than 2 entries")],
+        "--planner": words("measure", ""),
     }, [], ["-n", "31", "--repeat", "1", "--backend", "cpu", "--threads", "1", "--batch", "2",
             "--dtype", "float"], False),
     "pscr-pcg": (dict(PCG, **{"--threads": ints(1, 4096)}), ["--no-cg", "--test"],
