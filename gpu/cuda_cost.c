@@ -98,11 +98,12 @@ static void cuda_other(const void *ctx, double N, double es, pscr_cost *o)
 
 void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
 {
-  const pscr_cuda_backend_data *b = p->backend_data;
-  /* The planner's rates are not used yet: the backend takes no transform
-     (pscr_cuda_accepts), so a CUDA plan has one candidate. Their order of
-     magnitude on an H100 (DGEMM on the FP64 tensor cores at these shapes,
-     the memory's bandwidth), for when it does. */
+  /* Before setup (the planner weighs method vectors before the backend
+     sets up the chosen one): the choices of no setup, plain Thomas. */
+  static const pscr_cuda_backend_data none;
+  const pscr_cuda_backend_data *b = p->backend_data ? p->backend_data : &none;
+  /* The planner's rates on an H100 (docs/performance.md): DGEMM on the
+     FP64 tensor cores at these shapes, the memory's bandwidth. */
   *rules = (pscr_cost_rules){&b->choices, cuda_items, cuda_fuse_back, cuda_level3, cuda_other,
                              45e12, 3.0e12};
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_backend.h"
+#include "cuda_transform.h"
 #include "error.h"
 #include "plan.h"
 
@@ -167,14 +168,17 @@ static void pscr_cuda_read_choices(pscr_cuda_backend_data *b)
    longest slab, n2 n3 in 3D (n2 in 2D, an int), must stay below 2^31. */
 static int pscr_cuda_accepts(const pscr_plan *p, char *why, size_t len)
 {
+  int transforms = 0;
   for (int d = 0; d < p->ndim - 1; d++)
-    if (p->method[d] == PSCR_METHOD_TRANSFORM) {
-      snprintf(why, len,
-               "the CUDA backend has no dense transform yet (method[%d] is "
-               "PSCR_METHOD_TRANSFORM): use the CPU backend or PSCR_METHOD_REDUCTION",
-               d);
-      return 0;
-    }
+    transforms += p->method[d] == PSCR_METHOD_TRANSFORM;
+  if (transforms > 0 && transforms < p->ndim - 1) {
+    snprintf(why, len,
+             "the CUDA backend transforms every reduced dimension or none (methods %s x %s): "
+             "use the CPU backend for a mixed vector",
+             p->method[0] == PSCR_METHOD_TRANSFORM ? "transform" : "reduction",
+             p->method[1] == PSCR_METHOD_TRANSFORM ? "transform" : "reduction");
+    return 0;
+  }
   const long long limit = (p->opts.flags & PSCR_FLAG_TEST_CUDA_SLAB_1000) ? 1000 : 0x7fffffffLL;
   if (p->ndim < 3 || (long long)p->n[1] * (long long)p->n[2] <= limit)
     return 1;
@@ -183,12 +187,49 @@ static int pscr_cuda_accepts(const pscr_plan *p, char *why, size_t len)
   return 0;
 }
 
+/* The view of a transform plan (cuda_transform.h): every reduced dimension
+   transformed (pscr_cuda_accepts). */
+static void pscr_cuda_tf_view_of(const pscr_plan *p, pscr_cuda_tf_view *v)
+{
+  memset(v, 0, sizeof *v);
+  v->device = p->opts.device;
+  v->ndim = p->ndim;
+  for (int d = 0; d < 3; d++)
+    v->n[d] = p->n[d];
+  v->cplx = p->cplx;
+  v->single = p->single;
+  v->shift[0] = p->shift[0];
+  v->shift[1] = p->shift[1];
+  v->nthreads = p->nthreads;
+  for (int d = 0; d < p->ndim - 1; d++) {
+    v->w[d] = p->w[d];
+    v->lambda[d] = p->lambda[d];
+  }
+  const int l = p->ndim - 1;
+  const void *const f_d[4] = {p->fac_d[l].a.diag, p->fac_d[l].a.off, p->fac_d[l].m.diag,
+                              p->fac_d[l].m.off};
+  const void *const f_s[4] = {p->fac_s[l].a.diag, p->fac_s[l].a.off, p->fac_s[l].m.diag,
+                              p->fac_s[l].m.off};
+  for (int k = 0; k < 4; k++)
+    v->fac[k] = p->single ? f_s[k] : f_d[k];
+}
+
 static pscr_status pscr_cuda_setup(pscr_plan *p)
 {
   pscr_cuda_backend_data *b = calloc(1, sizeof *b);
   if (!b)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CUDA backend data");
   p->backend_data = b;
+  if (p->method[0] == PSCR_METHOD_TRANSFORM) {
+    pscr_cuda_tf_view tv;
+    pscr_cuda_tf_view_of(p, &tv);
+    size_t bytes = 0;
+    const int saved = pscr_cuda_current_device();
+    const pscr_status tst = pscr_cuda_tf_setup(&tv, &b->tf, &bytes);
+    pscr_cuda_restore_device(saved);
+    p->device_bytes += bytes;
+    return tst;
+  }
   pscr_cuda_view v;
   pscr_status st = pscr_cuda_view_build(p, &v);
   if (st)
@@ -207,6 +248,16 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
 static pscr_status pscr_cuda_upload(pscr_plan *p)
 {
   pscr_cuda_backend_data *b = p->backend_data;
+  if (b->tf) {
+    /* The plan's eigen data and factors are final now (single: rounded). */
+    pscr_cuda_tf_view tv;
+    pscr_cuda_tf_view_of(p, &tv);
+    const int saved = pscr_cuda_current_device();
+    const pscr_status tst = pscr_cuda_tf_upload(b->tf, &tv);
+    pscr_cuda_restore_device(saved);
+    b->choices.nan_fill = tst == PSCR_SUCCESS && pscr_cuda_tf_singular(b->tf);
+    return tst;
+  }
   pscr_cuda_view v;
   pscr_status st = pscr_cuda_view_build(p, &v);
   if (st)
@@ -225,7 +276,8 @@ static pscr_status pscr_cuda_solve(pscr_plan *p, const void *f, void *u)
 {
   const pscr_cuda_backend_data *b = p->backend_data;
   const int saved = pscr_cuda_current_device();
-  const pscr_status st = pscr_cuda_state_solve(b->state, f, u);
+  const pscr_status st = b->tf ? pscr_cuda_tf_solve_batch(b->tf, 1, f, p->total, u, p->total)
+                               : pscr_cuda_state_solve(b->state, f, u);
   pscr_cuda_restore_device(saved);
   return st;
 }
@@ -234,7 +286,9 @@ static pscr_status pscr_cuda_solve_device(pscr_plan *p, const void *f, void *u, 
 {
   const pscr_cuda_backend_data *b = p->backend_data;
   const int saved = pscr_cuda_current_device();
-  const pscr_status st = pscr_cuda_state_solve_device(b->state, f, u, stream);
+  const pscr_status st =
+      b->tf ? pscr_cuda_tf_solve_device_batch(b->tf, 1, f, p->total, u, p->total, stream)
+            : pscr_cuda_state_solve_device(b->state, f, u, stream);
   pscr_cuda_restore_device(saved);
   return st;
 }
@@ -244,7 +298,8 @@ static pscr_status pscr_cuda_solve_batch(pscr_plan *p, int nrhs, const void *f, 
 {
   const pscr_cuda_backend_data *b = p->backend_data;
   const int saved = pscr_cuda_current_device();
-  const pscr_status st = pscr_cuda_state_solve_batch(b->state, nrhs, f, ldf, u, ldu);
+  const pscr_status st = b->tf ? pscr_cuda_tf_solve_batch(b->tf, nrhs, f, ldf, u, ldu)
+                               : pscr_cuda_state_solve_batch(b->state, nrhs, f, ldf, u, ldu);
   pscr_cuda_restore_device(saved);
   return st;
 }
@@ -255,7 +310,8 @@ static pscr_status pscr_cuda_solve_device_batch(pscr_plan *p, int nrhs, const vo
   const pscr_cuda_backend_data *b = p->backend_data;
   const int saved = pscr_cuda_current_device();
   const pscr_status st =
-      pscr_cuda_state_solve_device_batch(b->state, nrhs, f, ldf, u, ldu, stream);
+      b->tf ? pscr_cuda_tf_solve_device_batch(b->tf, nrhs, f, ldf, u, ldu, stream)
+            : pscr_cuda_state_solve_device_batch(b->state, nrhs, f, ldf, u, ldu, stream);
   pscr_cuda_restore_device(saved);
   return st;
 }
@@ -264,6 +320,10 @@ static pscr_status pscr_cuda_solve_profile(pscr_plan *p, const void *f, void *u,
                                            double *ms)
 {
   const pscr_cuda_backend_data *b = p->backend_data;
+  if (b->tf)
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
+                      "pscr_solve_device_profile does not profile a transform plan yet "
+                      "(PSCR_METHOD_TRANSFORM)");
   pscr_cost cost[PSCR_STAGE_COUNT], total;
   double min_bytes;
   pscr_cost_rules rules;
@@ -299,9 +359,11 @@ static void pscr_cuda_destroy(pscr_plan *p)
   pscr_cuda_backend_data *b = p->backend_data;
   if (!b)
     return;
-  if (b->state) {
+  if (b->state || b->tf) {
     const int saved = pscr_cuda_current_device();
-    pscr_cuda_state_destroy(b->state);
+    if (b->state)
+      pscr_cuda_state_destroy(b->state);
+    pscr_cuda_tf_destroy(b->tf);
     pscr_cuda_restore_device(saved);
   }
   free(b);

@@ -30,13 +30,14 @@ static const char *method_name(pscr_method m)
 /* Plan o with methods m0, m1 on the CPU, solve a random right-hand side
    out of place and in place, twice; check the bound, the repeat and the
    plan's report. Returns the backward error. */
-static double check_methods(op *o, const char *what, pscr_method m0, pscr_method m1)
+static double check_methods_on(op *o, const char *what, pscr_method m0, pscr_method m1,
+                               pscr_backend backend)
 {
   const int ndim = o->ndim;
   const size_t N = tu_size(ndim, o->pencils), es = tu_dtype_size(o->dtype);
   pscr_options opts;
   pscr_options_init(&opts);
-  opts.backend = PSCR_BACKEND_CPU;
+  opts.backend = backend;
   opts.method[0] = m0;
   opts.method[1] = ndim == 3 ? m1 : PSCR_METHOD_AUTO;
   pscr_plan *plan = NULL;
@@ -70,9 +71,9 @@ static double check_methods(op *o, const char *what, pscr_method m0, pscr_method
   const double bound = op_single(o)               ? BERR_SINGLE
                        : o->dtype == PSCR_C64 ? BERR_COMPLEX
                                                   : BERR_REAL;
-  printf("%-22s %dD n=%4d %4d %4d  methods %s%s  backward error %.2e\n", what, ndim,
+  printf("%-22s %dD n=%4d %4d %4d  methods %s%s %s backward error %.2e\n", what, ndim,
          o->pencils[0].n, o->pencils[1].n, ndim == 3 ? o->pencils[2].n : 1, method_name(m0),
-         ndim == 3 ? method_name(m1) : "", berr);
+         ndim == 3 ? method_name(m1) : "", backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu ", berr);
   ck_assert_msg(berr <= bound, "%s %s%s: backward error %.3e > %.1e", what, method_name(m0),
                 method_name(m1), berr, bound);
   /* Again, and in place: bitwise the same. */
@@ -81,11 +82,26 @@ static double check_methods(op *o, const char *what, pscr_method m0, pscr_method
   memcpy(u2, f, N * es);
   ck_assert_int_eq(pscr_solve(plan, u2, u2), PSCR_SUCCESS);
   ck_assert_msg(memcmp(u, u2, N * es) == 0, "%s: the in-place solve differs", what);
+  /* A batch of two: each bitwise the single solve. */
+  void *f2 = malloc(2 * N * es), *ub = malloc(2 * N * es);
+  ck_assert(f2 && ub);
+  memcpy(f2, f, N * es);
+  memcpy((char *)f2 + N * es, f, N * es);
+  ck_assert_int_eq(pscr_solve_batch(plan, 2, f2, N, ub, N), PSCR_SUCCESS);
+  ck_assert_msg(memcmp(u, ub, N * es) == 0 && memcmp(u, (char *)ub + N * es, N * es) == 0,
+                "%s: a batch differs from the single solve", what);
+  free(f2);
+  free(ub);
   free(f);
   free(u);
   free(u2);
   pscr_plan_destroy(plan);
   return berr;
+}
+
+static double check_methods(op *o, const char *what, pscr_method m0, pscr_method m1)
+{
+  return check_methods_on(o, what, m0, m1, PSCR_BACKEND_CPU);
 }
 
 static const pscr_method vectors[4][2] = {
@@ -302,16 +318,16 @@ START_TEST(planner_estimate)
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
   ck_assert(info.method[0] == PSCR_METHOD_REDUCTION && info.method[1] == PSCR_METHOD_REDUCTION);
   pscr_plan_destroy(plan);
-  /* AUTO backend with ESTIMATE: a CUDA plan (where there is a device) keeps
-     the reduction, which is all that backend takes. */
+  /* AUTO backend with ESTIMATE: a CUDA plan (where there is a device)
+     transforms both dimensions or neither, which is all that backend
+     takes. */
   opts.backend = PSCR_BACKEND_AUTO;
   opts.planner = PSCR_PLANNER_ESTIMATE;
   ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
                    PSCR_SUCCESS);
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
-  if (info.backend == PSCR_BACKEND_CUDA)
-    ck_assert(info.method[0] == PSCR_METHOD_REDUCTION &&
-              info.method[1] == PSCR_METHOD_REDUCTION);
+  if (info.backend == PSCR_BACKEND_CUDA) /* every dimension or none transformed */
+    ck_assert(info.method[0] == info.method[1] && info.method[0] != PSCR_METHOD_AUTO);
   else
     ck_assert(info.method[0] == PSCR_METHOD_TRANSFORM &&
               info.method[1] == PSCR_METHOD_TRANSFORM);
@@ -321,6 +337,66 @@ START_TEST(planner_estimate)
   ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
                    PSCR_ERROR_INVALID_VALUE);
   ck_assert_msg(strstr(pscr_last_error(), "planner is 3") == pscr_last_error(), "%s",
+                pscr_last_error());
+  op_free(&o);
+}
+END_TEST
+
+/* The CUDA backend's transforms (every reduced dimension: 2D T, 3D T x T)
+   against the same bounds, every dtype, where there is a device; a mixed
+   vector is refused there. */
+START_TEST(methods_cuda)
+{
+  op o;
+  const int n3[3] = {9, 10, 11};
+  make_op(&o, POISSON, 3, n3, 1);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  pscr_plan *plan = NULL;
+  pscr_status st = pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts);
+  pscr_plan_destroy(plan);
+  op_free(&o);
+  if (st == PSCR_ERROR_NOT_SUPPORTED) {
+    printf("methods_cuda: not run: %s\n", pscr_last_error());
+    return;
+  }
+  ck_assert_int_eq(st, PSCR_SUCCESS);
+  static const int sizes2[][2] = {{1, 1}, {5, 6}, {17, 11}, {64, 12}, {200, 150}};
+  static const int sizes3[][3] = {{1, 1, 1}, {5, 6, 7}, {17, 3, 5}, {31, 31, 31}, {40, 33, 37}};
+  for (int k = 0; k < NKINDS; k++)
+    for (int single = 0; single < 2; single++) {
+      for (size_t i = 0; i < sizeof sizes2 / sizeof *sizes2; i++) {
+        int n[2] = {sizes2[i][0], sizes2[i][1]};
+        if (k == HELMHOLTZ)
+          n[0] = n[0] < 2 ? 2 : n[0], n[1] = n[1] < 2 ? 2 : n[1];
+        make_op(&o, (kind)k, 2, n, 40u + i);
+        if (single)
+          op_to_single(&o);
+        check_methods_on(&o, kind_name[k], PSCR_METHOD_TRANSFORM, PSCR_METHOD_AUTO,
+                         PSCR_BACKEND_CUDA);
+        op_free(&o);
+      }
+      for (size_t i = 0; i < sizeof sizes3 / sizeof *sizes3; i++) {
+        int n[3] = {sizes3[i][0], sizes3[i][1], sizes3[i][2]};
+        if (k == HELMHOLTZ)
+          for (int d = 0; d < 3; d++)
+            n[d] = n[d] < 2 ? 2 : n[d];
+        make_op(&o, (kind)k, 3, n, 60u + i);
+        if (single)
+          op_to_single(&o);
+        check_methods_on(&o, kind_name[k], PSCR_METHOD_TRANSFORM, PSCR_METHOD_TRANSFORM,
+                         PSCR_BACKEND_CUDA);
+        op_free(&o);
+      }
+    }
+  /* A mixed vector: NOT_SUPPORTED, naming the methods. */
+  make_op(&o, POISSON, 3, n3, 1);
+  opts.method[0] = PSCR_METHOD_TRANSFORM;
+  opts.method[1] = PSCR_METHOD_REDUCTION;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
+                   PSCR_ERROR_NOT_SUPPORTED);
+  ck_assert_msg(strstr(pscr_last_error(), "every reduced dimension or none") != NULL, "%s",
                 pscr_last_error());
   op_free(&o);
 }
@@ -337,6 +413,7 @@ static Suite *methods_suite(void)
   tcase_add_test(tc, methods_single);
   tcase_add_test(tc, methods_bad_input);
   tcase_add_test(tc, planner_estimate);
+  tcase_add_test(tc, methods_cuda);
   suite_add_tcase(s, tc);
   return s;
 }

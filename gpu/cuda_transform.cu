@@ -1,0 +1,431 @@
+// The CUDA backend's dense transforms (cuda_transform.h). With E_d = W_d^T
+// (W_d^T A_d W_d = Lambda_d, W_d^T M_d W_d = I) a solve of
+// (A1 (x) M' + M1 (x) A' + c M1 (x) M') u = f is
+//   2D: Y = E1 F, the n1 systems (A2 + (c + lambda1_k) M2) along dimension 2,
+//       u = E1^T Y;
+//   3D: G = E1 F, per slab j Y_j = E2 G_j, the n1 n2 systems
+//       (A3 + (c + lambda1_j + lambda2_k) M3) along dimension 3,
+//       per slab H_j = E2^T Y_j, u = E1^T H.
+// The products run on cuBLAS (tensor cores for FP64 on sm_80 and later);
+// their output layouts are chosen so that the Thomas systems' index is the
+// fastest in memory: a thread per system, its neighbours' threads reading
+// the neighbouring words (coalesced). One full-size workspace besides u.
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <type_traits>
+
+#include "cuda_check.h"
+#include "cuda_scalar.cuh"
+#include "cuda_transform.h"
+
+namespace pscr_cuda {
+
+namespace {
+
+struct TfState {
+  int device, ndim, n[3], cplx, single, nthreads;
+  size_t total, elem;
+  double shift[2];
+  void *w[2], *lam[2], *fac[4]; // device
+  void *work, *stage;           // full-size workspace; host solves' buffer
+  int *flag;                    // the pivot probe's answer
+  int singular;
+  cudaStream_t stream;
+  cublasHandle_t blas;
+};
+
+constexpr int TF_THREADS = 256;
+
+// The shift of a system: c + la[g] + lb[k] (la NULL in 2D).
+template <class T>
+__device__ inline T tf_shift(T c, const T *la, const T *lb, size_t g, size_t k)
+{
+  T s = c + lb[k];
+  if (la)
+    s += la[g];
+  return s;
+}
+
+// Thomas on the systems (A + s M) x = r, the last dimension's pencil of
+// order nl, system q = g m + k (g < groups, k < m) at x[g m nl + t m + k],
+// t = 0 .. nl-1; cp: scratch of the same layout. PROBE: only the pivots,
+// no data. A pivot that fails the CPU's test (cpu_solve_impl.h: |piv| <=
+// eps (|diag| + |t|), or a first pivot of 0) sets *flag.
+template <class T, bool PROBE>
+__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, T c, const T *la,
+                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
+                            int *flag)
+{
+  using R = real_t<T>;
+  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= groups * m)
+    return;
+  const size_t g = q / m, k = q % m, base = g * m * (size_t)nl + k;
+  const T s = tf_shift<T>(c, la, lb, g, k);
+  const T zero = T(0);
+  T b = ad[0] + s * md[0];
+  bool bad = !(abs1(b) > R(0));
+  T iv = inv(b);
+  T e = nl > 1 ? ao[0] + s * mo[0] : zero;
+  T xp = zero, cq = e * iv;
+  if (!PROBE) {
+    xp = x[base] * iv;
+    x[base] = xp;
+    cp[base] = cq;
+  }
+  for (int i = 1; i < nl; i++) {
+    const T ep = e; // the coupling to row i - 1
+    const T t = ep * cq;
+    const T diag = ad[i] + s * md[i];
+    const T piv = diag - t;
+    bad |= !(abs1(piv) > eps_of<T>() * (abs1(diag) + abs1(t)));
+    iv = inv(piv);
+    e = i < nl - 1 ? ao[i] + s * mo[i] : zero;
+    cq = e * iv;
+    if (!PROBE) {
+      const size_t at = base + (size_t)i * m;
+      xp = (x[at] - ep * xp) * iv;
+      x[at] = xp;
+      cp[at] = cq;
+    }
+  }
+  if (!PROBE)
+    for (int i = nl - 2; i >= 0; i--) {
+      const size_t at = base + (size_t)i * m;
+      xp = x[at] - cp[at] * xp;
+      x[at] = xp;
+    }
+  if (bad)
+    atomicOr(flag, 1);
+}
+
+// Every entry of u NaN (a plan whose pivots fail).
+template <class W> __global__ void k_tf_nan(W *u, size_t count)
+{
+  for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < count;
+       t += (size_t)gridDim.x * blockDim.x)
+    u[t] = W(NAN);
+}
+
+// cuBLAS by type: C = op(A) op(B), column-major, transposes only (never the
+// conjugate: complex symmetric pencils), strided over `batch`.
+cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const double *A,
+                    int lda, long long sa, const double *B, int ldb, long long sb, double *C,
+                    int ldc, long long sc, int batch)
+{
+  const double one = 1, zero = 0;
+  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (batch == 1)
+    return cublasDgemm(h, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
+  return cublasDgemmStridedBatched(h, oa, ob, m, n, k, &one, A, lda, sa, B, ldb, sb, &zero, C,
+                                   ldc, sc, batch);
+}
+cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const float *A,
+                    int lda, long long sa, const float *B, int ldb, long long sb, float *C,
+                    int ldc, long long sc, int batch)
+{
+  const float one = 1, zero = 0;
+  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  if (batch == 1)
+    return cublasSgemm(h, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
+  return cublasSgemmStridedBatched(h, oa, ob, m, n, k, &one, A, lda, sa, B, ldb, sb, &zero, C,
+                                   ldc, sc, batch);
+}
+cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const zc *A, int lda,
+                    long long sa, const zc *B, int ldb, long long sb, zc *C, int ldc,
+                    long long sc, int batch)
+{
+  const cuDoubleComplex one = {1, 0}, zero = {0, 0};
+  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cuDoubleComplex *a = (const cuDoubleComplex *)A, *b = (const cuDoubleComplex *)B;
+  cuDoubleComplex *cc = (cuDoubleComplex *)C;
+  if (batch == 1)
+    return cublasZgemm(h, oa, ob, m, n, k, &one, a, lda, b, ldb, &zero, cc, ldc);
+  return cublasZgemmStridedBatched(h, oa, ob, m, n, k, &one, a, lda, sa, b, ldb, sb, &zero, cc,
+                                   ldc, sc, batch);
+}
+cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const cf *A, int lda,
+                    long long sa, const cf *B, int ldb, long long sb, cf *C, int ldc,
+                    long long sc, int batch)
+{
+  const cuComplex one = {1, 0}, zero = {0, 0};
+  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const cuComplex *a = (const cuComplex *)A, *b = (const cuComplex *)B;
+  cuComplex *cc = (cuComplex *)C;
+  if (batch == 1)
+    return cublasCgemm(h, oa, ob, m, n, k, &one, a, lda, b, ldb, &zero, cc, ldc);
+  return cublasCgemmStridedBatched(h, oa, ob, m, n, k, &one, a, lda, sa, b, ldb, sb, &zero, cc,
+                                   ldc, sc, batch);
+}
+
+pscr_status blas_error(cublasStatus_t b, const char *what)
+{
+  return pscr_error_set(PSCR_ERROR_DEVICE, "cuBLAS status %d (%s)", (int)b, what);
+}
+
+#define TF_BLAS(call)                                                                    \
+  do {                                                                                   \
+    cublasStatus_t b_ = (call);                                                          \
+    if (b_ != CUBLAS_STATUS_SUCCESS)                                                     \
+      return blas_error(b_, #call);                                                      \
+  } while (0)
+
+// Rows as the Thomas kernel's systems: launch it over groups x m systems.
+template <class T, bool PROBE>
+cudaError_t thomas(const TfState *s, T *x, T *cp, size_t groups, size_t m, cudaStream_t cs)
+{
+  const size_t nsys = groups * m;
+  const unsigned grid = (unsigned)((nsys + TF_THREADS - 1) / TF_THREADS);
+  const int nl = s->n[s->ndim - 1];
+  using R = real_t<T>;
+  T cc;
+  if constexpr (std::is_same<T, R>::value)
+    cc = (R)s->shift[0];
+  else
+    cc = T((R)s->shift[0], (R)s->shift[1]);
+  const T *la = s->ndim == 3 ? (const T *)s->lam[0] : nullptr;
+  const T *lb = (const T *)s->lam[s->ndim == 3 ? 1 : 0];
+  k_tf_thomas<T, PROBE><<<grid, TF_THREADS, 0, cs>>>(
+      x, cp, groups, m, nl, cc, la, lb, (const T *)s->fac[0], (const T *)s->fac[1],
+      (const T *)s->fac[2], (const T *)s->fac[3], s->flag);
+  return cudaGetLastError();
+}
+
+// One right-hand side on stream cs: f and u on the device (u == f allowed).
+template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStream_t cs)
+{
+  const int n0 = s->n[0], n1 = s->n[1];
+  const T *E0 = (const T *)s->w[0];
+  T *G = (T *)s->work;
+  if (s->ndim == 2) {
+    // Y (col-major n0 x n1, k fastest) = E1 F; rows solved in G with u as
+    // scratch (f is consumed); u (row-major) = E1^T Y, as U^T = Y^T E1.
+    TF_BLAS(gemm(s->blas, true, true, n0, n1, n0, E0, n0, 0, f, n1, 0, G, n0, 0, 1));
+    cudaError_t e = thomas<T, false>(s, G, u, 1, (size_t)n0, cs);
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
+    TF_BLAS(gemm(s->blas, true, true, n1, n0, n0, G, n0, 0, E0, n0, 0, u, n1, 0, 1));
+    return PSCR_SUCCESS;
+  }
+  const int n2 = s->n[2];
+  const T *E1 = (const T *)s->w[1];
+  const long long slab = (long long)n1 * n2;
+  // G (row-major n0 x n1 n2) = E1 F: col-major, G^T = F^T E1^T.
+  TF_BLAS(gemm(s->blas, false, false, (int)slab, n0, n0, f, (int)slab, 0, E0, n0, 0, G,
+               (int)slab, 0, 1));
+  // Per slab j: Y_j (col-major n1 x n2: [j][i3][k]) = E2 G_j, into u.
+  TF_BLAS(gemm(s->blas, true, true, n1, n2, n1, E1, n1, 0, G, n2, slab, u, n1, slab, n0));
+  cudaError_t e = thomas<T, false>(s, u, G, (size_t)n0, (size_t)n1, cs);
+  if (e != cudaSuccess)
+    return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
+  // Per slab: H_j (row-major n1 x n2) = E2^T Y_j, as H_j^T = Y_j^T E2, into G.
+  TF_BLAS(gemm(s->blas, true, true, n2, n1, n1, u, n1, slab, E1, n1, 0, G, n2, slab, n0));
+  // u (row-major) = E1^T H: col-major, u^T = H^T E1.
+  TF_BLAS(gemm(s->blas, false, true, (int)slab, n0, n0, G, (int)slab, 0, E0, n0, 0, u,
+               (int)slab, 0, 1));
+  return PSCR_SUCCESS;
+}
+
+template <class T>
+pscr_status solve_device_batch(TfState *s, int nrhs, const void *f, size_t ldf, void *u,
+                               size_t ldu, cudaStream_t cs)
+{
+  pscr_status st = PSCR_SUCCESS;
+  cublasStatus_t b = cublasSetStream(s->blas, cs);
+  if (b != CUBLAS_STATUS_SUCCESS)
+    return blas_error(b, "cublasSetStream");
+  for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++)
+    st = solve_one<T>(s, (const T *)f + (size_t)r * ldf, (T *)u + (size_t)r * ldu, cs);
+  if (st || !s->singular)
+    return st;
+  // The pivots depend on the shifts only: the probe at upload knew.
+  using W = real_t<T>;
+  const size_t words = sizeof(T) / sizeof(W);
+  for (int r = 0; r < nrhs; r++) {
+    k_tf_nan<W><<<1024, TF_THREADS, 0, cs>>>((W *)((T *)u + (size_t)r * ldu), s->total * words);
+    cudaError_t e = cudaGetLastError();
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_nan)");
+  }
+  return pscr_error_set(PSCR_ERROR_SINGULAR,
+                        "A%d + s M%d has a zero pivot for a shift s = c + lambda of the "
+                        "transforms: u is NaN",
+                        s->ndim, s->ndim);
+}
+
+template <class Go> pscr_status by_type(const TfState *s, Go &&go)
+{
+  if (s->cplx)
+    return s->single ? go(cf()) : go(zc());
+  return s->single ? go(float()) : go(double());
+}
+
+} // namespace
+
+} // namespace pscr_cuda
+
+using namespace pscr_cuda;
+
+extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **state,
+                                          size_t *bytes)
+{
+  pscr_status st = PSCR_SUCCESS;
+  TfState *s = (TfState *)calloc(1, sizeof *s);
+  *state = s;
+  *bytes = 0;
+  if (!s)
+    return pscr_error_set(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CUDA transform state");
+  s->device = v->device;
+  s->ndim = v->ndim;
+  s->cplx = v->cplx;
+  s->single = v->single;
+  s->nthreads = v->nthreads;
+  s->shift[0] = v->shift[0];
+  s->shift[1] = v->shift[1];
+  s->total = 1;
+  for (int d = 0; d < 3; d++) {
+    s->n[d] = d < v->ndim ? v->n[d] : 1;
+    s->total *= (size_t)s->n[d];
+  }
+  s->elem = (s->single ? 4 : 8) * (s->cplx ? 2 : 1);
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  for (int d = 0; d < v->ndim - 1; d++) {
+    const size_t n = (size_t)s->n[d];
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->w[d], n * n * s->elem), n * n * s->elem);
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->lam[d], n * s->elem), n * s->elem);
+    *bytes += (n * n + n) * s->elem;
+  }
+  for (int k = 0; k < 4; k++) {
+    const size_t len = (size_t)s->n[v->ndim - 1] * s->elem;
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->fac[k], len), len);
+    *bytes += len;
+  }
+  PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->work, s->total * s->elem), s->total * s->elem);
+  PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->stage, s->total * s->elem), s->total * s->elem);
+  PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->flag, sizeof(int)), sizeof(int));
+  *bytes += 2 * s->total * s->elem + sizeof(int);
+  PSCR_CUDA_GOTO(st, out, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
+  if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS) {
+    s->blas = nullptr;
+    return pscr_error_set(PSCR_ERROR_DEVICE, "cublasCreate failed (device %d)", s->device);
+  }
+out:
+  return st;
+}
+
+extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view *v)
+{
+  TfState *s = (TfState *)state;
+  pscr_status st = PSCR_SUCCESS;
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  for (int d = 0; d < s->ndim - 1; d++) {
+    const size_t n = (size_t)s->n[d];
+    PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->w[d], v->w[d], n * n * s->elem, cudaMemcpyHostToDevice));
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpy(s->lam[d], v->lambda[d], n * s->elem, cudaMemcpyHostToDevice));
+  }
+  for (int k = 0; k < 4; k++) {
+    const size_t nl = (size_t)s->n[s->ndim - 1];
+    // m_off and a_off have nl - 1 entries; the plan stores nl (zero padded).
+    PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->fac[k], v->fac[k], nl * s->elem, cudaMemcpyHostToDevice));
+  }
+  PSCR_CUDA_GOTO(st, out, cudaMemset(s->flag, 0, sizeof(int)));
+  st = by_type(s, [&](auto t) -> pscr_status {
+    using T = decltype(t);
+    const size_t groups = s->ndim == 3 ? (size_t)s->n[0] : 1;
+    const size_t m = (size_t)s->n[s->ndim == 3 ? 1 : 0];
+    cudaError_t e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream);
+    if (e == cudaSuccess)
+      e = cudaStreamSynchronize(s->stream);
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
+    return PSCR_SUCCESS;
+  });
+  if (st)
+    goto out;
+  {
+    int flag = 0;
+    PSCR_CUDA_GOTO(st, out, cudaMemcpy(&flag, s->flag, sizeof flag, cudaMemcpyDeviceToHost));
+    s->singular = flag != 0;
+  }
+out:
+  return st;
+}
+
+extern "C" pscr_status pscr_cuda_tf_solve_device_batch(void *state, int nrhs, const void *f,
+                                                       size_t ldf, void *u, size_t ldu,
+                                                       void *stream)
+{
+  TfState *s = (TfState *)state;
+  cudaError_t e = cudaSetDevice(s->device);
+  if (e != cudaSuccess)
+    return pscr_cuda_error(e, "cudaSetDevice");
+  return by_type(s, [&](auto t) {
+    return solve_device_batch<decltype(t)>(s, nrhs, f, ldf, u, ldu, (cudaStream_t)stream);
+  });
+}
+
+// Host arrays: each right-hand side through the staging buffer (pageable
+// copies; the reduction's pipelined pinned staging is not shared yet).
+extern "C" pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const void *f, size_t ldf,
+                                                void *u, size_t ldu)
+{
+  TfState *s = (TfState *)state;
+  pscr_status st = PSCR_SUCCESS, first = PSCR_SUCCESS;
+  PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  for (int r = 0; r < nrhs; r++) {
+    const size_t bytes = s->total * s->elem;
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpyAsync(s->stage, (const char *)f + (size_t)r * ldf * s->elem, bytes,
+                                   cudaMemcpyHostToDevice, s->stream));
+    st = by_type(s, [&](auto t) {
+      return solve_device_batch<decltype(t)>(s, 1, s->stage, s->total, s->stage, s->total,
+                                             s->stream);
+    });
+    if (st && st != PSCR_ERROR_SINGULAR)
+      goto out;
+    if (st && first == PSCR_SUCCESS)
+      first = st;
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpyAsync((char *)u + (size_t)r * ldu * s->elem, s->stage, bytes,
+                                   cudaMemcpyDeviceToHost, s->stream));
+    PSCR_CUDA_GOTO(st, out, cudaStreamSynchronize(s->stream));
+  }
+  if (first != PSCR_SUCCESS)
+    return pscr_error_set(first,
+                          "A%d + s M%d has a zero pivot for a shift s = c + lambda of the "
+                          "transforms: u is NaN for all %d right-hand sides",
+                          s->ndim, s->ndim, nrhs);
+out:
+  return st;
+}
+
+extern "C" int pscr_cuda_tf_singular(const void *state)
+{
+  return ((const TfState *)state)->singular;
+}
+
+extern "C" void pscr_cuda_tf_destroy(void *state)
+{
+  TfState *s = (TfState *)state;
+  if (!s)
+    return;
+  cudaSetDevice(s->device);
+  if (s->blas)
+    cublasDestroy(s->blas);
+  if (s->stream)
+    cudaStreamDestroy(s->stream);
+  for (int d = 0; d < 2; d++) {
+    cudaFree(s->w[d]);
+    cudaFree(s->lam[d]);
+  }
+  for (int k = 0; k < 4; k++)
+    cudaFree(s->fac[k]);
+  cudaFree(s->work);
+  cudaFree(s->stage);
+  cudaFree(s->flag);
+  free(s);
+}
