@@ -18,22 +18,17 @@
  * so -Im E_k, k = 1..L, is FFTW's RODFT00 (twice the sine sum), the
  * convention whose scale baseline_common.h folds into the eigenvalues.
  *
- * Per transformed dimension d (L = n_d, B = N_total / L lines, inner =
- * product of the later sizes) the extension buffer has the transform index
- * outermost,
- * e[m B + b], E[k B + b] (cuFFT stride B, distance 1), with line
- * b = o inner + i reading x[(o L + j) inner + i]: pack and unpack are
- * coalesced.
- *
- * The tridiagonal solves run one thread per line (NL = N_total / n_l lines)
- * on an interleaved copy, element i of line s at t[i NL + s], so that
- * consecutive threads touch consecutive addresses. The last transformed
- * dimension (the one just before the last) is unpacked straight into that
- * layout and packed straight from it (shared-memory tile transposes inside
- * the unpack and pack kernels), so the interleaving costs no extra pass.
- * The solves use the LU factors of every line's matrix, computed once at
- * create (one reciprocal pivot per entry, w[i NL + s]): the forward and the
- * backward sweep are then one dependent FMA per entry.
+ * Every transformed dimension goes through a buffer with its lines
+ * contiguous (cuFFT stride 1, distance N; the transposes this needs ride in
+ * the pack and unpack kernels, through shared-memory tiles, see pack_lines:
+ * on the H100 the strided layout with the transform index outermost was
+ * the slower one). The
+ * tridiagonal solves, one thread per line, read the spectrum of the
+ * dimension before the last in place, coalesced, and write their answer
+ * straight into the odd extension of its backward transform (tri_lines):
+ * no transpose or copy pass around them. They use the LU factors of every line's matrix,
+ * computed once at create (one reciprocal pivot per entry), so the forward
+ * and the backward sweep are one dependent FMA per entry.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -45,8 +40,6 @@
 #include "baseline_common.h"
 #include "cufft_poisson.h"
 #include "gpu_timing.h"
-
-#define BL_MAX_GRID_Y 65535u
 
 /* A cuFFT call failed (cuFFT has no error strings: the code is printed). */
 #define BL_CUFFT_GOTO(st, label, call)                                                       \
@@ -72,7 +65,7 @@ struct bl_cufft {
   cudaStream_t bound;       /* stream the plans are set to */
   double *d_spec;           /* device copy of spec.store */
   const double *d_a[3], *d_m[3];
-  double *d_w;              /* reciprocal LU pivots, w[i NL + s] */
+  double *d_w;              /* reciprocal LU pivots (tri_lines' layout) */
   double *d_off;            /* off-diagonal of line s's matrix */
   double *d_ext;            /* odd extensions, max_d 2 (n_d + 1) B_d */
   cufftDoubleComplex *d_z;  /* their spectra, max_d (n_d + 2) B_d */
@@ -80,105 +73,87 @@ struct bl_cufft {
   double *d_f, *d_u;        /* for bl_cufft_time */
 };
 
-static unsigned grid_y(size_t rows)
-{
-  return rows < BL_MAX_GRID_Y ? (unsigned)rows : BL_MAX_GRID_Y;
-}
-
-/* One extension index m per grid row, e[m B + b]. */
-__global__ void pack_cols(const double *__restrict__ x, double *__restrict__ e, int L,
-                          size_t inner, size_t B)
-{
-  const int N = 2 * (L + 1);
-  for (int m = blockIdx.y; m < N; m += gridDim.y) {
-    int j = -1;
-    double sign = 1.0;
-    if (m >= 1 && m <= L)
-      j = m - 1;
-    else if (m >= L + 2)
-      j = N - 1 - m, sign = -1.0;
-    for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < B;
-         b += (size_t)gridDim.x * blockDim.x) {
-      size_t o = b / inner, i = b - o * inner;
-      e[(size_t)m * B + b] = j < 0 ? 0.0 : sign * x[(o * L + j) * inner + i];
-    }
-  }
-}
-
-/* x[(o L + k) inner + i] = -Im E[(k + 1) B + b]. */
-__global__ void unpack_cols(const cufftDoubleComplex *__restrict__ z, double *__restrict__ x,
-                            int L, size_t inner, size_t B)
-{
-  for (int k = blockIdx.y; k < L; k += gridDim.y)
-    for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < B;
-         b += (size_t)gridDim.x * blockDim.x) {
-      size_t o = b / inner, i = b - o * inner;
-      x[(o * L + k) * inner + i] = -z[(size_t)(k + 1) * B + b].y;
-    }
-}
-
 /*
- * The dimension before the last (L = its n, inner = nl, B = outer nl lines
- * b = o nl + i) to and from the interleaved layout of the tridiagonal solves:
- * mode k of outer index o is line s = o L + k, element i of it t[i NL + s].
- * 32 x 32 tiles through shared memory, (k, i) tile (blockIdx.y, blockIdx.x),
- * o = blockIdx.z; both the global reads and the writes are coalesced.
+ * Every transformed dimension d (L = n_d, outer = product of the earlier
+ * sizes, inner = product of the later ones, B = outer inner lines) goes
+ * through a buffer with its lines contiguous: line b = o inner + i, the
+ * extension e[b N + m], its spectrum E[b (L+2) + k] (cuFFT stride 1,
+ * distances N and L+2, the layout cuFFT runs fastest). x[(o L + j) inner + i]
+ * is in the solver's (and the user's) layout, so pack and unpack are
+ * transposes: 32 x 32 tiles through shared memory, tile (j or k, i) =
+ * (blockIdx.y, blockIdx.x), o = blockIdx.z, every global access coalesced.
  */
 #define BL_TILE 32
 #define BL_TILE_ROWS 8
 
-/* t[i NL + o L + k] = -Im E[(k + 1) B + o nl + i]. */
-__global__ void unpack_interleave(const cufftDoubleComplex *__restrict__ z,
-                                  double *__restrict__ t, int L, int nl, size_t B, size_t NL)
+/* e[b N + j + 1] = x[(o L + j) inner + i], e[b N + N - 1 - j] = -that,
+   e[b N] = e[b N + L + 1] = 0. */
+__global__ void pack_lines(const double *__restrict__ x, double *__restrict__ e, int L,
+                           size_t inner)
 {
   __shared__ double tile[BL_TILE][BL_TILE + 1];
-  const size_t o = blockIdx.z;
-  const int i0 = blockIdx.x * BL_TILE, k0 = blockIdx.y * BL_TILE;
+  const size_t o = blockIdx.z, N = 2 * ((size_t)L + 1);
+  const size_t i0 = (size_t)blockIdx.x * BL_TILE;
+  const int j0 = blockIdx.y * BL_TILE;
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int k = k0 + r, i = i0 + threadIdx.x;
-    if (k < L && i < nl)
-      tile[r][threadIdx.x] = -z[(size_t)(k + 1) * B + o * nl + i].y;
+    int j = j0 + r;
+    size_t i = i0 + threadIdx.x;
+    if (j < L && i < inner)
+      tile[r][threadIdx.x] = x[(o * L + j) * inner + i];
   }
   __syncthreads();
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int i = i0 + r, k = k0 + threadIdx.x;
-    if (k < L && i < nl)
-      t[(size_t)i * NL + o * L + k] = tile[threadIdx.x][r];
+    int j = j0 + threadIdx.x;
+    size_t i = i0 + r;
+    if (i >= inner)
+      continue;
+    double *eb = e + (o * inner + i) * N;
+    if (j < L) {
+      double v = tile[threadIdx.x][r];
+      eb[j + 1] = v;
+      eb[N - 1 - j] = -v;
+    }
+    if (j0 == 0 && threadIdx.x == 0) {
+      eb[0] = 0.0;
+      eb[L + 1] = 0.0;
+    }
   }
 }
 
-/* e[(k + 1) B + b] = t[i NL + o L + k], e[(N - 1 - k) B + b] = -that, b = o nl + i;
-   e[b] = e[(L + 1) B + b] = 0. */
-__global__ void pack_interleave(const double *__restrict__ t, double *__restrict__ e, int L,
-                                int nl, size_t B, size_t NL)
+/* x[(o L + k) inner + i] = -Im E[b (L+2) + k + 1]. */
+__global__ void unpack_lines(const cufftDoubleComplex *__restrict__ z, double *__restrict__ x,
+                             int L, size_t inner)
 {
   __shared__ double tile[BL_TILE][BL_TILE + 1];
-  const size_t o = blockIdx.z;
-  const int N = 2 * (L + 1);
-  const int i0 = blockIdx.x * BL_TILE, k0 = blockIdx.y * BL_TILE;
+  const size_t o = blockIdx.z, H = (size_t)L + 2;
+  const size_t i0 = (size_t)blockIdx.x * BL_TILE;
+  const int k0 = blockIdx.y * BL_TILE;
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int i = i0 + r, k = k0 + threadIdx.x;
-    if (k < L && i < nl)
-      tile[threadIdx.x][r] = t[(size_t)i * NL + o * L + k];
+    int k = k0 + threadIdx.x;
+    size_t i = i0 + r;
+    if (k < L && i < inner)
+      tile[threadIdx.x][r] = -z[(o * inner + i) * H + k + 1].y;
   }
   __syncthreads();
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int k = k0 + r, i = i0 + threadIdx.x;
-    if (k < L && i < nl) {
-      size_t b = o * nl + i;
-      double v = tile[r][threadIdx.x];
-      e[(size_t)(k + 1) * B + b] = v;
-      e[(size_t)(N - 1 - k) * B + b] = -v;
-    }
-  }
-  if (blockIdx.y == 0 && threadIdx.y == 0 && i0 + (int)threadIdx.x < nl) {
-    size_t b = o * nl + i0 + threadIdx.x;
-    e[b] = 0.0;
-    e[(size_t)(L + 1) * B + b] = 0.0;
+    int k = k0 + r;
+    size_t i = i0 + threadIdx.x;
+    if (k < L && i < inner)
+      x[(o * L + k) * inner + i] = tile[r][threadIdx.x];
   }
 }
 
 /*
+ * The tridiagonal systems. After the forward transform of the dimension
+ * before the last (L = its n, inner = nl), mode k of outer index o is line
+ * s = o L + k of the solves, and its entry i (position along the last
+ * dimension) is -Im E[(o nl + i)(L+2) + k + 1]: consecutive lines s are
+ * consecutive addresses, so the solves (one thread per line) read the
+ * spectrum in place, coalesced, keep their intermediate d' and their LU
+ * factors at t[(o nl + i) L + k], and write their answer straight into the
+ * odd extension of the backward transform, e[(o nl + i) N + k + 1] and
+ * e[... + N - 1 - k]: no transpose or copy pass around the solves.
+ *
  * At create: line s's matrix alpha A_l + beta M_l (Toeplitz: diagonal g,
  * off-diagonal o) with 2D alpha = m1(k), beta = a1(k) + c m1(k), s = k;
  * 3D s = k1 n2 + k2, alpha = m1 m2, beta = a1 m2 + m1 a2 + c m1 m2. Its LU
@@ -189,7 +164,7 @@ __global__ void factor_lines(double *__restrict__ w, double *__restrict__ off,
                              const double *__restrict__ a1, const double *__restrict__ m1,
                              const double *__restrict__ a2, const double *__restrict__ m2,
                              double c, int n2, int twod, double ag, double ao, double mg,
-                             double mo, int nl, size_t NL)
+                             double mo, int L, int nl, size_t NL)
 {
   const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= NL)
@@ -204,17 +179,18 @@ __global__ void factor_lines(double *__restrict__ w, double *__restrict__ off,
     beta = a1[k1] * m2[k2] + m1[k1] * a2[k2] + c * alpha;
   }
   const double g = alpha * ag + beta * mg, o = alpha * ao + beta * mo;
+  const size_t ob = s / (size_t)L, k = s - ob * (size_t)L;
+  double *ws = w + ob * (size_t)nl * L + k;
   double cp = 0.0; /* o / p_{i-1}: the upper factor's multiplier */
   for (int i = 0; i < nl; i++) {
     double wi = 1.0 / (g - o * cp);
-    w[(size_t)i * NL + s] = wi;
+    ws[(size_t)i * L] = wi;
     cp = o * wi;
   }
   off[s] = o;
 }
 
 /*
- * In place on the interleaved t, one thread per line:
  *   forward  d'_i = w_i (d_i - o d'_{i-1}) = w_i d_i - (o w_i) d'_{i-1}
  *   backward x_i = d'_i - (o w_i) x_{i+1}
  * one dependent FMA per entry; the loads of BL_TRI_CHUNK entries are issued
@@ -225,36 +201,40 @@ __global__ void factor_lines(double *__restrict__ w, double *__restrict__ off,
 #define BL_TRI_CHUNK 32
 #endif
 #define BL_TRI_THREADS 32
-__global__ void __launch_bounds__(BL_TRI_THREADS) tri_lines(double *__restrict__ t,
-                                                 const double *__restrict__ w,
-                                                 const double *__restrict__ off, int nl,
-                                                 size_t NL)
+__global__ void __launch_bounds__(BL_TRI_THREADS)
+    tri_lines(const cufftDoubleComplex *__restrict__ z, double *__restrict__ t,
+              double *__restrict__ e, const double *__restrict__ w,
+              const double *__restrict__ off, int L, int nl, size_t NL)
 {
   const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= NL)
     return;
+  const size_t ob = s / (size_t)L, k = s - ob * (size_t)L;
+  const size_t H = (size_t)L + 2, N = 2 * ((size_t)L + 1);
   const double o = off[s];
-  double *ts = t + s;
-  const double *ws = w + s;
+  const cufftDoubleComplex *zs = z + ob * (size_t)nl * H + k + 1; /* stride H */
+  double *ts = t + ob * (size_t)nl * L + k;                        /* stride L */
+  const double *ws = w + ob * (size_t)nl * L + k;                  /* stride L */
+  double *es = e + ob * (size_t)nl * N;                            /* stride N */
   double d = 0.0;
   int i = 0;
   for (; i + BL_TRI_CHUNK <= nl; i += BL_TRI_CHUNK) {
     double tv[BL_TRI_CHUNK], wv[BL_TRI_CHUNK];
 #pragma unroll
     for (int q = 0; q < BL_TRI_CHUNK; q++) {
-      tv[q] = ts[(size_t)(i + q) * NL];
-      wv[q] = ws[(size_t)(i + q) * NL];
+      tv[q] = -zs[(size_t)(i + q) * H].y;
+      wv[q] = ws[(size_t)(i + q) * L];
     }
 #pragma unroll
     for (int q = 0; q < BL_TRI_CHUNK; q++) {
       d = fma(-o * wv[q], d, wv[q] * tv[q]);
-      ts[(size_t)(i + q) * NL] = d;
+      ts[(size_t)(i + q) * L] = d;
     }
   }
   for (; i < nl; i++) {
-    double wi = ws[(size_t)i * NL];
-    d = fma(-o * wi, d, wi * ts[(size_t)i * NL]);
-    ts[(size_t)i * NL] = d;
+    double wi = ws[(size_t)i * L];
+    d = fma(-o * wi, d, -wi * zs[(size_t)i * H].y);
+    ts[(size_t)i * L] = d;
   }
   double x = 0.0;
   i = nl;
@@ -262,62 +242,64 @@ __global__ void __launch_bounds__(BL_TRI_THREADS) tri_lines(double *__restrict__
     double tv[BL_TRI_CHUNK], wv[BL_TRI_CHUNK];
 #pragma unroll
     for (int q = 0; q < BL_TRI_CHUNK; q++) {
-      tv[q] = ts[(size_t)(i - 1 - q) * NL];
-      wv[q] = ws[(size_t)(i - 1 - q) * NL];
+      tv[q] = ts[(size_t)(i - 1 - q) * L];
+      wv[q] = ws[(size_t)(i - 1 - q) * L];
     }
 #pragma unroll
     for (int q = 0; q < BL_TRI_CHUNK; q++) {
       x = fma(-o * wv[q], x, tv[q]);
-      ts[(size_t)(i - 1 - q) * NL] = x;
+      double *eb = es + (size_t)(i - 1 - q) * N;
+      eb[k + 1] = x;
+      eb[N - 1 - k] = -x;
     }
   }
   for (; i > 0; i--) {
-    x = fma(-o * ws[(size_t)(i - 1) * NL], x, ts[(size_t)(i - 1) * NL]);
-    ts[(size_t)(i - 1) * NL] = x;
+    x = fma(-o * ws[(size_t)(i - 1) * L], x, ts[(size_t)(i - 1) * L]);
+    double *eb = es + (size_t)(i - 1) * N;
+    eb[k + 1] = x;
+    eb[N - 1 - k] = -x;
   }
+  if (k == 0) /* the extension's zeros of this outer index's lines */
+    for (int r = 0; r < nl; r++) {
+      es[(size_t)r * N] = 0.0;
+      es[(size_t)r * N + L + 1] = 0.0;
+    }
 }
 
-/* Lines of dimension d: B = N_total / n_d of them, inner = product of later sizes. */
-static void dim_shape(const bl_cufft *s, int d, size_t *B, size_t *inner)
+/* Dimension d: L = n_d, inner = product of the later sizes, outer = of the
+   earlier ones. */
+static void dim_shape(const bl_cufft *s, int d, size_t *outer, size_t *inner)
 {
   *inner = 1;
   for (int e = d + 1; e < 3; e++)
     *inner *= (size_t)s->n[e];
-  *B = s->total / (size_t)s->n[d];
+  *outer = s->total / ((size_t)s->n[d] * *inner);
 }
 
-static dim3 tile_grid(const bl_cufft *s, int d)
-{
-  size_t outer = s->total / ((size_t)s->n[d] * (size_t)s->nl);
-  return dim3((unsigned)((s->nl + BL_TILE - 1) / BL_TILE),
-              (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
-}
-
-/* One DST-I (RODFT00) along dimension d < ndim - 1: x -> y (y may be x); with
-   to_lines the result goes to the interleaved layout of the tridiagonal
-   solves instead (d = ndim - 2 only); with from_lines x is in that layout. */
-static pscr_status dst_dim(bl_cufft *s, int d, const double *x, double *y, int from_lines,
-                           int to_lines, char *msg, size_t len)
+/* The forward DST-I along dimension d reading x, up to its spectrum in d_z. */
+static pscr_status dst_in(bl_cufft *s, int d, const double *x, char *msg, size_t len)
 {
   pscr_status st = PSCR_SUCCESS;
-  const int L = s->n[d], N = 2 * (L + 1);
-  size_t B, inner;
-  dim_shape(s, d, &B, &inner);
-  const unsigned gx = (unsigned)((B + BL_THREADS - 1) / BL_THREADS);
-  if (from_lines)
-    pack_interleave<<<tile_grid(s, d), dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(
-        x, s->d_ext, L, s->nl, B, s->nlines);
-  else
-    pack_cols<<<dim3(gx, grid_y((size_t)N)), BL_THREADS, 0, s->bound>>>(x, s->d_ext, L, inner,
-                                                                        B);
+  size_t outer, inner;
+  dim_shape(s, d, &outer, &inner);
+  dim3 grid((unsigned)((inner + BL_TILE - 1) / BL_TILE),
+            (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
+  pack_lines<<<grid, dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(x, s->d_ext, s->n[d], inner);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
   BL_CUFFT_GOTO(st, out, cufftExecD2Z(s->plan[d], s->d_ext, s->d_z));
-  if (to_lines)
-    unpack_interleave<<<tile_grid(s, d), dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(
-        s->d_z, y, L, s->nl, B, s->nlines);
-  else
-    unpack_cols<<<dim3(gx, grid_y((size_t)L)), BL_THREADS, 0, s->bound>>>(s->d_z, y, L, inner,
-                                                                          B);
+out:
+  return st;
+}
+
+/* The spectrum in d_z back to the solver's layout in y. */
+static pscr_status dst_out(bl_cufft *s, int d, double *y, char *msg, size_t len)
+{
+  pscr_status st = PSCR_SUCCESS;
+  size_t outer, inner;
+  dim_shape(s, d, &outer, &inner);
+  dim3 grid((unsigned)((inner + BL_TILE - 1) / BL_TILE),
+            (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
+  unpack_lines<<<grid, dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(s->d_z, y, s->n[d], inner);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
 out:
   return st;
@@ -331,25 +313,37 @@ pscr_status bl_cufft_solve_device(bl_cufft *s, const double *d_f, double *d_u, v
     snprintf(msg, len, "bl_cufft_solve_device: NULL argument");
     return PSCR_ERROR_INVALID_VALUE;
   }
-  const int last = s->ndim - 1; /* not transformed */
+  const int last = s->ndim - 1, dl = last - 1; /* dl: the dimension before the last */
   cudaStream_t want = stream ? (cudaStream_t)stream : s->stream;
   if (want != s->bound) {
     for (int d = 0; d < last; d++)
       BL_CUFFT_GOTO(st, out, cufftSetStream(s->plan[d], want));
     s->bound = want;
   }
-  /* Forward DST-I along dimensions 0 .. last-1 (the first reads f; the one
-     before the last leaves d_u interleaved), the tridiagonal solves in
-     place, the DST-I back (the first reads the interleaved d_u). */
-  for (int d = 0; d < last; d++)
-    if ((st = dst_dim(s, d, d == 0 ? d_f : d_u, d_u, 0, d == last - 1, msg, len)))
+  /* 3D: dimension 0 there (f -> u) */
+  for (int d = 0; d < dl; d++) {
+    if ((st = dst_in(s, d, d == 0 ? d_f : d_u, msg, len)))
       goto out;
+    if ((st = dst_out(s, d, d_u, msg, len)))
+      goto out;
+  }
+  /* dimension dl forward; the solves from its spectrum into the extension
+     of its backward transform (d_u is their scratch); that transform */
+  if ((st = dst_in(s, dl, dl == 0 ? d_f : d_u, msg, len)))
+    goto out;
   tri_lines<<<(unsigned)((s->nlines + BL_TRI_THREADS - 1) / BL_TRI_THREADS), BL_TRI_THREADS, 0,
-              s->bound>>>(d_u, s->d_w, s->d_off, s->nl, s->nlines);
+              s->bound>>>(s->d_z, d_u, s->d_ext, s->d_w, s->d_off, s->n[dl], s->nl, s->nlines);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
-  for (int d = last - 1; d >= 0; d--)
-    if ((st = dst_dim(s, d, d_u, d_u, d == last - 1, 0, msg, len)))
+  BL_CUFFT_GOTO(st, out, cufftExecD2Z(s->plan[dl], s->d_ext, s->d_z));
+  if ((st = dst_out(s, dl, d_u, msg, len)))
+    goto out;
+  /* 3D: dimension 0 back */
+  for (int d = dl - 1; d >= 0; d--) {
+    if ((st = dst_in(s, d, d_u, msg, len)))
       goto out;
+    if ((st = dst_out(s, d, d_u, msg, len)))
+      goto out;
+  }
 out:
   return st;
 }
@@ -375,7 +369,7 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
   s->nl = s->n[ndim - 1];
   s->nlines = s->total / (size_t)s->nl;
   nspec = 2 * ((size_t)s->n[0] + s->n[1] + s->n[2]);
-  if (s->n[ndim - 2] > 65535 * BL_TILE || (ndim == 3 && s->n[0] > 65535)) {
+  if (s->n[0] > 65535 * BL_TILE || s->n[1] > 65535 * BL_TILE || (ndim == 3 && s->n[0] > 65535)) {
     snprintf(msg, len, "bl_cufft: n = %d x %d x %d beyond the tile grid", s->n[0], s->n[1],
              s->n[2]);
     st = PSCR_ERROR_NOT_SUPPORTED;
@@ -389,15 +383,15 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
   /* Plans first, without work areas, to learn the sizes. */
   for (int d = 0; d < ndim - 1; d++) {
     const long long L = s->n[d], N = 2 * (L + 1), H = L + 2;
-    size_t B, inner, ws = 0;
-    dim_shape(s, d, &B, &inner);
+    size_t outer, inner, ws = 0;
+    dim_shape(s, d, &outer, &inner);
+    const size_t B = outer * inner;
     long long n[1] = {N}, inembed[1] = {N}, onembed[1] = {H};
     BL_CUFFT_GOTO(st, fail, cufftCreate(&s->plan[d]));
     s->planned[d] = 1;
     BL_CUFFT_GOTO(st, fail, cufftSetAutoAllocation(s->plan[d], 0));
-    BL_CUFFT_GOTO(st, fail, cufftMakePlanMany64(s->plan[d], 1, n, inembed, (long long)B, 1,
-                                                onembed, (long long)B, 1, CUFFT_D2Z,
-                                                (long long)B, &ws));
+    BL_CUFFT_GOTO(st, fail, cufftMakePlanMany64(s->plan[d], 1, n, inembed, 1, N, onembed, 1, H,
+                                                CUFFT_D2Z, (long long)B, &ws));
     BL_CUFFT_GOTO(st, fail, cufftSetStream(s->plan[d], s->stream));
     ext = ext > (size_t)N * B ? ext : (size_t)N * B;
     zed = zed > (size_t)H * B ? zed : (size_t)H * B;
@@ -426,7 +420,7 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
     BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_off, s->nlines * sizeof(double)));
     factor_lines<<<(unsigned)((s->nlines + 127) / 128), 128, 0, s->stream>>>(
         s->d_w, s->d_off, s->d_a[0], s->d_m[0], s->d_a[1], s->d_m[1], shift, s->n[1],
-        ndim == 2, ag, ao, mg, mo, s->nl, s->nlines);
+        ndim == 2, ag, ao, mg, mo, s->n[ndim - 2], s->nl, s->nlines);
     BL_CUDA_GOTO(st, fail, cudaGetLastError());
     BL_CUDA_GOTO(st, fail, cudaStreamSynchronize(s->stream));
   }

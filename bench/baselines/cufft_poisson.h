@@ -4,9 +4,10 @@
  * tridiagonal (Thomas) solve per mode along the last dimension, and the
  * DST-I back. Every DST-I is computed the standard way, as a real FFT (D2Z)
  * of the odd extension of length 2(n+1), batched over all lines of a
- * dimension, with pack and unpack kernels around it; the dimension before
- * the last is unpacked into (and packed from) the interleaved layout of the
- * tridiagonal solves, one thread per line, coalesced. Double precision,
+ * dimension in a line-contiguous buffer, with transposing pack and unpack
+ * kernels around it; the tridiagonal solves (one thread per line, coalesced)
+ * read the spectrum of the dimension before the last in place and write the
+ * odd extension of its backward transform. Double precision,
  * device arrays, one stream; plans, cuFFT workspace, the lines' LU factors
  * and every buffer are made at create, so a solve allocates nothing and does
  * not synchronize.
