@@ -14,7 +14,8 @@
  *    intensity, and the fraction of the roofline bound
  *    max(flops / FP64 rate, bytes / copy bandwidth) reached.
  * 3. Baselines, timed the same way and each checking its own answer:
- *    cuFFT DST-I Poisson (uniform Poisson only), the dense matrix-
+ *    cuFFT DST-I Poisson (uniform Poisson only; DST-I along every
+ *    dimension but the last, Thomas along the last), the dense matrix-
  *    decomposition solver (R64), and cuSPARSE gtsv2StridedBatch /
  *    gtsvInterleavedBatch on exactly the plan's level-3 batches (against
  *    pscr's level-3 stage time).

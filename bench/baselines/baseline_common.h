@@ -23,6 +23,14 @@
  * dimension, so that normalization is folded into the stored eigenvalues:
  * a[d] and m[d] hold 2(n_d+1) a_d and 2(n_d+1) m_d, and
  * u = DST(DST(f) / lambda) with lambda from the stored arrays.
+ *
+ * The baselines themselves (fftw_poisson.c, cufft_poisson.cu) transform
+ * every dimension but the last and, per mode of the others, solve the
+ * tridiagonal system along the last dimension: 2D (m1 A2 + (a1 + c m1) M2),
+ * 3D (m1 m2 A3 + (a1 m2 + m1 a2 + c m1 m2) M3), with the scaled a and m of
+ * the transformed dimensions (the same fold of the normalization) and the
+ * last pencil's own entries. bl_lambda stays the operator's eigenvalue (the
+ * singularity check below).
  */
 #ifndef PSCR_BASELINE_COMMON_H
 #define PSCR_BASELINE_COMMON_H

@@ -1,20 +1,34 @@
 /*
  * GPU fast Poisson baseline on cuFFT (cufft_poisson.h).
  *
+ * Formulation: a DST-I along every dimension but the last, then one
+ * tridiagonal (Thomas) solve per mode along the last dimension, then the
+ * DST-I back. The last factor pair (A_l, M_l) is tridiagonal, so the mode
+ * (k1[, k2]) leaves the system
+ *   2D: (m1 A2 + (a1 + c m1) M2) u = g
+ *   3D: (m1 m2 A3 + (a1 m2 + m1 a2 + c m1 m2) M3) u = g
+ * along the last dimension (a_d, m_d the scaled 1D eigenvalues of
+ * baseline_common.h, whose scale is exactly the round trip of the
+ * transforms along the other dimensions). One transform pair fewer than a
+ * DST-I along every dimension and a division.
+ *
  * DST-I of a line x of length L through a real FFT of length N = 2(L+1):
  * the odd extension e = (0, x_0..x_{L-1}, 0, -x_{L-1}..-x_0) has
  *   E_k = sum_m e_m exp(-2 pi i k m / N) = -2 i sum_j x_j sin(pi k (j+1) / (L+1)),
  * so -Im E_k, k = 1..L, is FFTW's RODFT00 (twice the sine sum), the
  * convention whose scale baseline_common.h folds into the eigenvalues.
  *
- * Per dimension d (L = n_d, B = N_total / L lines, inner = product of the
- * later sizes) the extension buffer is laid out so that both the pack and the
- * unpack kernels access memory coalesced:
- *   last dimension (inner == 1): lines contiguous, e[b N + m], E[b (L+2) + k]
- *     (cuFFT stride 1, distance N);
- *   other dimensions: the transform index outermost, e[m B + b], E[k B + b]
- *     (cuFFT stride B, distance 1),
- * with line b = o inner + i reading x[(o L + j) inner + i].
+ * Every transformed dimension goes through a buffer with its lines
+ * contiguous (cuFFT stride 1, distance N; the transposes this needs ride in
+ * the pack and unpack kernels, through shared-memory tiles, see pack_lines:
+ * on the H100 the strided layout with the transform index outermost was
+ * the slower one). The
+ * tridiagonal solves, one thread per line, read the spectrum of the
+ * dimension before the last in place, coalesced, and write their answer
+ * straight into the odd extension of its backward transform (tri_lines):
+ * no transpose or copy pass around them. They use the LU factors of every line's matrix,
+ * computed once at create (one reciprocal pivot per entry), so the forward
+ * and the backward sweep are one dependent FMA per entry.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -26,8 +40,6 @@
 #include "baseline_common.h"
 #include "cufft_poisson.h"
 #include "gpu_timing.h"
-
-#define BL_MAX_GRID_Y 65535u
 
 /* A cuFFT call failed (cuFFT has no error strings: the code is printed). */
 #define BL_CUFFT_GOTO(st, label, call)                                                       \
@@ -44,142 +56,250 @@ struct bl_cufft {
   bl_spectrum spec;         /* host copy of the scaled eigenvalues */
   int ndim;
   int n[3];                 /* n[2] = 1 in 2D */
+  int nl;                   /* n of the last dimension (not transformed) */
+  size_t nlines;            /* NL = total / nl: one tridiagonal system each */
   size_t total;             /* n1 n2 n3 */
-  cufftHandle plan[3];      /* D2Z of dimension d */
+  cufftHandle plan[3];      /* D2Z of dimension d < ndim - 1 */
   int planned[3];           /* plan[d] was created */
   cudaStream_t stream;      /* own stream */
   cudaStream_t bound;       /* stream the plans are set to */
   double *d_spec;           /* device copy of spec.store */
   const double *d_a[3], *d_m[3];
+  double *d_w;              /* reciprocal LU pivots (tri_lines' layout) */
+  double *d_off;            /* off-diagonal of line s's matrix */
   double *d_ext;            /* odd extensions, max_d 2 (n_d + 1) B_d */
   cufftDoubleComplex *d_z;  /* their spectra, max_d (n_d + 2) B_d */
   void *d_work;             /* cuFFT work area, shared by the plans */
   double *d_f, *d_u;        /* for bl_cufft_time */
 };
 
-static unsigned grid_y(size_t rows)
-{
-  return rows < BL_MAX_GRID_Y ? (unsigned)rows : BL_MAX_GRID_Y;
-}
+/*
+ * Every transformed dimension d (L = n_d, outer = product of the earlier
+ * sizes, inner = product of the later ones, B = outer inner lines) goes
+ * through a buffer with its lines contiguous: line b = o inner + i, the
+ * extension e[b N + m], its spectrum E[b (L+2) + k] (cuFFT stride 1,
+ * distances N and L+2, the layout cuFFT runs fastest). x[(o L + j) inner + i]
+ * is in the solver's (and the user's) layout, so pack and unpack are
+ * transposes: 32 x 32 tiles through shared memory, tile (j or k, i) =
+ * (blockIdx.y, blockIdx.x), o = blockIdx.z, every global access coalesced.
+ */
+#define BL_TILE 32
+#define BL_TILE_ROWS 8
 
-/* Last dimension: one line per grid row, e[b N + m]. */
-__global__ void pack_rows(const double *__restrict__ x, double *__restrict__ e, int L, size_t B)
+/* e[b N + j + 1] = x[(o L + j) inner + i], e[b N + N - 1 - j] = -that,
+   e[b N] = e[b N + L + 1] = 0. */
+__global__ void pack_lines(const double *__restrict__ x, double *__restrict__ e, int L,
+                           size_t inner)
 {
-  const int N = 2 * (L + 1);
-  const int m = blockIdx.x * blockDim.x + threadIdx.x;
-  if (m >= N)
-    return;
-  for (size_t b = blockIdx.y; b < B; b += gridDim.y) {
-    const double *xb = x + b * L;
-    double v = 0.0;
-    if (m >= 1 && m <= L)
-      v = xb[m - 1];
-    else if (m >= L + 2)
-      v = -xb[N - 1 - m];
-    e[b * N + m] = v;
+  __shared__ double tile[BL_TILE][BL_TILE + 1];
+  const size_t o = blockIdx.z, N = 2 * ((size_t)L + 1);
+  const size_t i0 = (size_t)blockIdx.x * BL_TILE;
+  const int j0 = blockIdx.y * BL_TILE;
+  for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
+    int j = j0 + r;
+    size_t i = i0 + threadIdx.x;
+    if (j < L && i < inner)
+      tile[r][threadIdx.x] = x[(o * L + j) * inner + i];
   }
-}
-
-/* Other dimensions: one extension index m per grid row, e[m B + b]. */
-__global__ void pack_cols(const double *__restrict__ x, double *__restrict__ e, int L,
-                          size_t inner, size_t B)
-{
-  const int N = 2 * (L + 1);
-  for (int m = blockIdx.y; m < N; m += gridDim.y) {
-    int j = -1;
-    double sign = 1.0;
-    if (m >= 1 && m <= L)
-      j = m - 1;
-    else if (m >= L + 2)
-      j = N - 1 - m, sign = -1.0;
-    for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < B;
-         b += (size_t)gridDim.x * blockDim.x) {
-      size_t o = b / inner, i = b - o * inner;
-      e[(size_t)m * B + b] = j < 0 ? 0.0 : sign * x[(o * L + j) * inner + i];
+  __syncthreads();
+  for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
+    int j = j0 + threadIdx.x;
+    size_t i = i0 + r;
+    if (i >= inner)
+      continue;
+    double *eb = e + (o * inner + i) * N;
+    if (j < L) {
+      double v = tile[threadIdx.x][r];
+      eb[j + 1] = v;
+      eb[N - 1 - j] = -v;
+    }
+    if (j0 == 0 && threadIdx.x == 0) {
+      eb[0] = 0.0;
+      eb[L + 1] = 0.0;
     }
   }
 }
 
-/* x[b L + k] = -Im E[b (L+2) + k + 1]. */
-__global__ void unpack_rows(const cufftDoubleComplex *__restrict__ z, double *__restrict__ x,
-                            int L, size_t B)
+/* x[(o L + k) inner + i] = -Im E[b (L+2) + k + 1]. */
+__global__ void unpack_lines(const cufftDoubleComplex *__restrict__ z, double *__restrict__ x,
+                             int L, size_t inner)
 {
-  const int k = blockIdx.x * blockDim.x + threadIdx.x;
-  if (k >= L)
-    return;
-  for (size_t b = blockIdx.y; b < B; b += gridDim.y)
-    x[b * L + k] = -z[b * (L + 2) + k + 1].y;
-}
-
-/* x[(o L + k) inner + i] = -Im E[(k + 1) B + b]. */
-__global__ void unpack_cols(const cufftDoubleComplex *__restrict__ z, double *__restrict__ x,
-                            int L, size_t inner, size_t B)
-{
-  for (int k = blockIdx.y; k < L; k += gridDim.y)
-    for (size_t b = (size_t)blockIdx.x * blockDim.x + threadIdx.x; b < B;
-         b += (size_t)gridDim.x * blockDim.x) {
-      size_t o = b / inner, i = b - o * inner;
-      x[(o * L + k) * inner + i] = -z[(size_t)(k + 1) * B + b].y;
-    }
+  __shared__ double tile[BL_TILE][BL_TILE + 1];
+  const size_t o = blockIdx.z, H = (size_t)L + 2;
+  const size_t i0 = (size_t)blockIdx.x * BL_TILE;
+  const int k0 = blockIdx.y * BL_TILE;
+  for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
+    int k = k0 + threadIdx.x;
+    size_t i = i0 + r;
+    if (k < L && i < inner)
+      tile[threadIdx.x][r] = -z[(o * inner + i) * H + k + 1].y;
+  }
+  __syncthreads();
+  for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
+    int k = k0 + r;
+    size_t i = i0 + threadIdx.x;
+    if (k < L && i < inner)
+      x[(o * L + k) * inner + i] = tile[r][threadIdx.x];
+  }
 }
 
 /*
- * u /= lambda(k1, k2, k3) (baseline_common.h). Threads run along the fastest
- * dimension, grid rows over the others: 3D rows r = k1 n2 + k2, columns k3;
- * 2D rows k1, columns k2 (k3 = 0: a3 = 0, m3 = 1).
+ * The tridiagonal systems. After the forward transform of the dimension
+ * before the last (L = its n, inner = nl), mode k of outer index o is line
+ * s = o L + k of the solves, and its entry i (position along the last
+ * dimension) is -Im E[(o nl + i)(L+2) + k + 1]: consecutive lines s are
+ * consecutive addresses, so the solves (one thread per line) read the
+ * spectrum in place, coalesced, keep their intermediate d' and their LU
+ * factors at t[(o nl + i) L + k], and write their answer straight into the
+ * odd extension of the backward transform, e[(o nl + i) N + k + 1] and
+ * e[... + N - 1 - k]: no transpose or copy pass around the solves.
+ *
+ * At create: line s's matrix alpha A_l + beta M_l (Toeplitz: diagonal g,
+ * off-diagonal o) with 2D alpha = m1(k), beta = a1(k) + c m1(k), s = k;
+ * 3D s = k1 n2 + k2, alpha = m1 m2, beta = a1 m2 + m1 a2 + c m1 m2. Its LU
+ * factors without pivoting: pivot p_0 = g, p_i = g - o^2 / p_{i-1}; stores
+ * w_i = 1 / p_i and the off-diagonal o.
  */
-__global__ void divide(double *__restrict__ u, const double *__restrict__ a1,
-                       const double *__restrict__ m1, const double *__restrict__ a2,
-                       const double *__restrict__ m2, const double *__restrict__ a3,
-                       const double *__restrict__ m3, double c, size_t rows, int cols, int n2,
-                       int twod)
+__global__ void factor_lines(double *__restrict__ w, double *__restrict__ off,
+                             const double *__restrict__ a1, const double *__restrict__ m1,
+                             const double *__restrict__ a2, const double *__restrict__ m2,
+                             double c, int n2, int twod, double ag, double ao, double mg,
+                             double mo, int L, int nl, size_t NL)
 {
-  const int col = blockIdx.x * blockDim.x + threadIdx.x;
-  if (col >= cols)
+  const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= NL)
     return;
-  for (size_t r = blockIdx.y; r < rows; r += gridDim.y) {
-    int k1 = twod ? (int)r : (int)(r / n2);
-    int k2 = twod ? col : (int)(r - (size_t)k1 * n2);
-    int k3 = twod ? 0 : col;
-    u[r * cols + col] /= bl_lambda(a1, m1, a2, m2, a3, m3, c, k1, k2, k3);
+  double alpha, beta;
+  if (twod) {
+    alpha = m1[s];
+    beta = a1[s] + c * m1[s];
+  } else {
+    size_t k1 = s / (size_t)n2, k2 = s - k1 * (size_t)n2;
+    alpha = m1[k1] * m2[k2];
+    beta = a1[k1] * m2[k2] + m1[k1] * a2[k2] + c * alpha;
   }
+  const double g = alpha * ag + beta * mg, o = alpha * ao + beta * mo;
+  const size_t ob = s / (size_t)L, k = s - ob * (size_t)L;
+  double *ws = w + ob * (size_t)nl * L + k;
+  double cp = 0.0; /* o / p_{i-1}: the upper factor's multiplier */
+  for (int i = 0; i < nl; i++) {
+    double wi = 1.0 / (g - o * cp);
+    ws[(size_t)i * L] = wi;
+    cp = o * wi;
+  }
+  off[s] = o;
 }
 
-/* Lines of dimension d: B = N_total / n_d of them, inner = product of later sizes. */
-static void dim_shape(const bl_cufft *s, int d, size_t *B, size_t *inner)
+/*
+ *   forward  d'_i = w_i (d_i - o d'_{i-1}) = w_i d_i - (o w_i) d'_{i-1}
+ *   backward x_i = d'_i - (o w_i) x_{i+1}
+ * one dependent FMA per entry; the loads of BL_TRI_CHUNK entries are issued
+ * together (few lines in 2D: the latency is hidden by the chunk, not by
+ * warps), and blocks of one warp spread the few lines over every SM.
+ */
+#ifndef BL_TRI_CHUNK
+#define BL_TRI_CHUNK 32
+#endif
+#define BL_TRI_THREADS 32
+__global__ void __launch_bounds__(BL_TRI_THREADS)
+    tri_lines(const cufftDoubleComplex *__restrict__ z, double *__restrict__ t,
+              double *__restrict__ e, const double *__restrict__ w,
+              const double *__restrict__ off, int L, int nl, size_t NL)
+{
+  const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (s >= NL)
+    return;
+  const size_t ob = s / (size_t)L, k = s - ob * (size_t)L;
+  const size_t H = (size_t)L + 2, N = 2 * ((size_t)L + 1);
+  const double o = off[s];
+  const cufftDoubleComplex *zs = z + ob * (size_t)nl * H + k + 1; /* stride H */
+  double *ts = t + ob * (size_t)nl * L + k;                        /* stride L */
+  const double *ws = w + ob * (size_t)nl * L + k;                  /* stride L */
+  double *es = e + ob * (size_t)nl * N;                            /* stride N */
+  double d = 0.0;
+  int i = 0;
+  for (; i + BL_TRI_CHUNK <= nl; i += BL_TRI_CHUNK) {
+    double tv[BL_TRI_CHUNK], wv[BL_TRI_CHUNK];
+#pragma unroll
+    for (int q = 0; q < BL_TRI_CHUNK; q++) {
+      tv[q] = -zs[(size_t)(i + q) * H].y;
+      wv[q] = ws[(size_t)(i + q) * L];
+    }
+#pragma unroll
+    for (int q = 0; q < BL_TRI_CHUNK; q++) {
+      d = fma(-o * wv[q], d, wv[q] * tv[q]);
+      ts[(size_t)(i + q) * L] = d;
+    }
+  }
+  for (; i < nl; i++) {
+    double wi = ws[(size_t)i * L];
+    d = fma(-o * wi, d, -wi * zs[(size_t)i * H].y);
+    ts[(size_t)i * L] = d;
+  }
+  double x = 0.0;
+  i = nl;
+  for (; i >= BL_TRI_CHUNK; i -= BL_TRI_CHUNK) {
+    double tv[BL_TRI_CHUNK], wv[BL_TRI_CHUNK];
+#pragma unroll
+    for (int q = 0; q < BL_TRI_CHUNK; q++) {
+      tv[q] = ts[(size_t)(i - 1 - q) * L];
+      wv[q] = ws[(size_t)(i - 1 - q) * L];
+    }
+#pragma unroll
+    for (int q = 0; q < BL_TRI_CHUNK; q++) {
+      x = fma(-o * wv[q], x, tv[q]);
+      double *eb = es + (size_t)(i - 1 - q) * N;
+      eb[k + 1] = x;
+      eb[N - 1 - k] = -x;
+    }
+  }
+  for (; i > 0; i--) {
+    x = fma(-o * ws[(size_t)(i - 1) * L], x, ts[(size_t)(i - 1) * L]);
+    double *eb = es + (size_t)(i - 1) * N;
+    eb[k + 1] = x;
+    eb[N - 1 - k] = -x;
+  }
+  if (k == 0) /* the extension's zeros of this outer index's lines */
+    for (int r = 0; r < nl; r++) {
+      es[(size_t)r * N] = 0.0;
+      es[(size_t)r * N + L + 1] = 0.0;
+    }
+}
+
+/* Dimension d: L = n_d, inner = product of the later sizes, outer = of the
+   earlier ones. */
+static void dim_shape(const bl_cufft *s, int d, size_t *outer, size_t *inner)
 {
   *inner = 1;
   for (int e = d + 1; e < 3; e++)
     *inner *= (size_t)s->n[e];
-  *B = s->total / (size_t)s->n[d];
+  *outer = s->total / ((size_t)s->n[d] * *inner);
 }
 
-/* One DST-I (RODFT00) along dimension d: x -> y, y may be x. */
-static pscr_status dst_dim(bl_cufft *s, int d, const double *x, double *y, char *msg,
-                           size_t len)
+/* The forward DST-I along dimension d reading x, up to its spectrum in d_z. */
+static pscr_status dst_in(bl_cufft *s, int d, const double *x, char *msg, size_t len)
 {
   pscr_status st = PSCR_SUCCESS;
-  const int L = s->n[d], N = 2 * (L + 1);
-  size_t B, inner;
-  dim_shape(s, d, &B, &inner);
-  if (inner == 1) {
-    pack_rows<<<dim3((N + BL_THREADS - 1) / BL_THREADS, grid_y(B)), BL_THREADS, 0,
-                s->bound>>>(x, s->d_ext, L, B);
-  } else {
-    unsigned gx = (unsigned)((B + BL_THREADS - 1) / BL_THREADS);
-    pack_cols<<<dim3(gx, grid_y((size_t)N)), BL_THREADS, 0, s->bound>>>(x, s->d_ext, L,
-                                                                        inner, B);
-  }
+  size_t outer, inner;
+  dim_shape(s, d, &outer, &inner);
+  dim3 grid((unsigned)((inner + BL_TILE - 1) / BL_TILE),
+            (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
+  pack_lines<<<grid, dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(x, s->d_ext, s->n[d], inner);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
   BL_CUFFT_GOTO(st, out, cufftExecD2Z(s->plan[d], s->d_ext, s->d_z));
-  if (inner == 1) {
-    unpack_rows<<<dim3((L + BL_THREADS - 1) / BL_THREADS, grid_y(B)), BL_THREADS, 0,
-                  s->bound>>>(s->d_z, y, L, B);
-  } else {
-    unsigned gx = (unsigned)((B + BL_THREADS - 1) / BL_THREADS);
-    unpack_cols<<<dim3(gx, grid_y((size_t)L)), BL_THREADS, 0, s->bound>>>(s->d_z, y, L,
-                                                                          inner, B);
-  }
+out:
+  return st;
+}
+
+/* The spectrum in d_z back to the solver's layout in y. */
+static pscr_status dst_out(bl_cufft *s, int d, double *y, char *msg, size_t len)
+{
+  pscr_status st = PSCR_SUCCESS;
+  size_t outer, inner;
+  dim_shape(s, d, &outer, &inner);
+  dim3 grid((unsigned)((inner + BL_TILE - 1) / BL_TILE),
+            (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
+  unpack_lines<<<grid, dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(s->d_z, y, s->n[d], inner);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
 out:
   return st;
@@ -193,27 +313,37 @@ pscr_status bl_cufft_solve_device(bl_cufft *s, const double *d_f, double *d_u, v
     snprintf(msg, len, "bl_cufft_solve_device: NULL argument");
     return PSCR_ERROR_INVALID_VALUE;
   }
+  const int last = s->ndim - 1, dl = last - 1; /* dl: the dimension before the last */
   cudaStream_t want = stream ? (cudaStream_t)stream : s->stream;
   if (want != s->bound) {
-    for (int d = 0; d < s->ndim; d++)
+    for (int d = 0; d < last; d++)
       BL_CUFFT_GOTO(st, out, cufftSetStream(s->plan[d], want));
     s->bound = want;
   }
-  /* Forward DST-I along every dimension (the first reads f), divide, back. */
-  for (int d = 0; d < s->ndim; d++)
-    if ((st = dst_dim(s, d, d == 0 ? d_f : d_u, d_u, msg, len)))
+  /* 3D: dimension 0 there (f -> u) */
+  for (int d = 0; d < dl; d++) {
+    if ((st = dst_in(s, d, d == 0 ? d_f : d_u, msg, len)))
       goto out;
-  {
-    const int twod = s->ndim == 2, cols = twod ? s->n[1] : s->n[2];
-    const size_t rows = twod ? (size_t)s->n[0] : (size_t)s->n[0] * s->n[1];
-    divide<<<dim3((cols + BL_THREADS - 1) / BL_THREADS, grid_y(rows)), BL_THREADS, 0,
-             s->bound>>>(d_u, s->d_a[0], s->d_m[0], s->d_a[1], s->d_m[1], s->d_a[2],
-                         s->d_m[2], s->spec.shift, rows, cols, s->n[1], twod);
-    BL_CUDA_GOTO(st, out, cudaGetLastError());
+    if ((st = dst_out(s, d, d_u, msg, len)))
+      goto out;
   }
-  for (int d = s->ndim - 1; d >= 0; d--)
-    if ((st = dst_dim(s, d, d_u, d_u, msg, len)))
+  /* dimension dl forward; the solves from its spectrum into the extension
+     of its backward transform (d_u is their scratch); that transform */
+  if ((st = dst_in(s, dl, dl == 0 ? d_f : d_u, msg, len)))
+    goto out;
+  tri_lines<<<(unsigned)((s->nlines + BL_TRI_THREADS - 1) / BL_TRI_THREADS), BL_TRI_THREADS, 0,
+              s->bound>>>(s->d_z, d_u, s->d_ext, s->d_w, s->d_off, s->n[dl], s->nl, s->nlines);
+  BL_CUDA_GOTO(st, out, cudaGetLastError());
+  BL_CUFFT_GOTO(st, out, cufftExecD2Z(s->plan[dl], s->d_ext, s->d_z));
+  if ((st = dst_out(s, dl, d_u, msg, len)))
+    goto out;
+  /* 3D: dimension 0 back */
+  for (int d = dl - 1; d >= 0; d--) {
+    if ((st = dst_in(s, d, d_u, msg, len)))
       goto out;
+    if ((st = dst_out(s, d, d_u, msg, len)))
+      goto out;
+  }
 out:
   return st;
 }
@@ -236,26 +366,32 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
   s->ndim = ndim;
   memcpy(s->n, s->spec.n, sizeof s->n);
   s->total = (size_t)s->n[0] * s->n[1] * s->n[2];
+  s->nl = s->n[ndim - 1];
+  s->nlines = s->total / (size_t)s->nl;
   nspec = 2 * ((size_t)s->n[0] + s->n[1] + s->n[2]);
+  if (s->n[0] > 65535 * BL_TILE || s->n[1] > 65535 * BL_TILE || (ndim == 3 && s->n[0] > 65535)) {
+    snprintf(msg, len, "bl_cufft: n = %d x %d x %d beyond the tile grid", s->n[0], s->n[1],
+             s->n[2]);
+    st = PSCR_ERROR_NOT_SUPPORTED;
+    goto fail;
+  }
 
   BL_CUDA_GOTO(st, fail, cudaSetDevice(device));
   BL_CUDA_GOTO(st, fail, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   s->bound = s->stream;
 
   /* Plans first, without work areas, to learn the sizes. */
-  for (int d = 0; d < ndim; d++) {
+  for (int d = 0; d < ndim - 1; d++) {
     const long long L = s->n[d], N = 2 * (L + 1), H = L + 2;
-    size_t B, inner, ws = 0;
-    dim_shape(s, d, &B, &inner);
+    size_t outer, inner, ws = 0;
+    dim_shape(s, d, &outer, &inner);
+    const size_t B = outer * inner;
     long long n[1] = {N}, inembed[1] = {N}, onembed[1] = {H};
-    long long istride = inner == 1 ? 1 : (long long)B, idist = inner == 1 ? N : 1;
-    long long ostride = inner == 1 ? 1 : (long long)B, odist = inner == 1 ? H : 1;
     BL_CUFFT_GOTO(st, fail, cufftCreate(&s->plan[d]));
     s->planned[d] = 1;
     BL_CUFFT_GOTO(st, fail, cufftSetAutoAllocation(s->plan[d], 0));
-    BL_CUFFT_GOTO(st, fail, cufftMakePlanMany64(s->plan[d], 1, n, inembed, istride, idist,
-                                                onembed, ostride, odist, CUFFT_D2Z,
-                                                (long long)B, &ws));
+    BL_CUFFT_GOTO(st, fail, cufftMakePlanMany64(s->plan[d], 1, n, inembed, 1, N, onembed, 1, H,
+                                                CUFFT_D2Z, (long long)B, &ws));
     BL_CUFFT_GOTO(st, fail, cufftSetStream(s->plan[d], s->stream));
     ext = ext > (size_t)N * B ? ext : (size_t)N * B;
     zed = zed > (size_t)H * B ? zed : (size_t)H * B;
@@ -265,7 +401,7 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
   BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_z, zed * sizeof(cufftDoubleComplex)));
   if (work)
     BL_CUDA_GOTO(st, fail, cudaMalloc(&s->d_work, work));
-  for (int d = 0; d < ndim; d++)
+  for (int d = 0; d < ndim - 1; d++)
     BL_CUFFT_GOTO(st, fail, cufftSetWorkArea(s->plan[d], s->d_work));
   BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_spec, nspec * sizeof(double)));
   BL_CUDA_GOTO(st, fail, cudaMemcpy(s->d_spec, s->spec.store, nspec * sizeof(double),
@@ -273,6 +409,20 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
   for (int d = 0; d < 3; d++) {
     s->d_a[d] = s->d_spec + (s->spec.a[d] - s->spec.store);
     s->d_m[d] = s->d_spec + (s->spec.m[d] - s->spec.store);
+  }
+  /* The last dimension's factors (Toeplitz: bl_spectrum_init checked). */
+  {
+    const pscr_pencil *p = &pencils[ndim - 1];
+    const double ag = ((const double *)p->a_diag)[0], mg = ((const double *)p->m_diag)[0];
+    const double ao = s->nl > 1 ? ((const double *)p->a_off)[0] : 0.0;
+    const double mo = s->nl > 1 && p->m_off ? ((const double *)p->m_off)[0] : 0.0;
+    BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_w, s->total * sizeof(double)));
+    BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_off, s->nlines * sizeof(double)));
+    factor_lines<<<(unsigned)((s->nlines + 127) / 128), 128, 0, s->stream>>>(
+        s->d_w, s->d_off, s->d_a[0], s->d_m[0], s->d_a[1], s->d_m[1], shift, s->n[1],
+        ndim == 2, ag, ao, mg, mo, s->n[ndim - 2], s->nl, s->nlines);
+    BL_CUDA_GOTO(st, fail, cudaGetLastError());
+    BL_CUDA_GOTO(st, fail, cudaStreamSynchronize(s->stream));
   }
   BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_f, s->total * sizeof(double)));
   BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_u, s->total * sizeof(double)));
@@ -282,7 +432,6 @@ fail:
   bl_cufft_destroy(s);
   return st;
 }
-
 /* gpu_solve_fn for gpu_time_fn: ctx is the solver. */
 static pscr_status bl_cufft_solve_fn(void *ctx, const void *d_f, void *d_u, void *stream,
                                   char *msg, size_t len)
@@ -313,6 +462,8 @@ void bl_cufft_destroy(bl_cufft *s)
       cufftDestroy(s->plan[d]);
   cudaFree(s->d_u);
   cudaFree(s->d_f);
+  cudaFree(s->d_off);
+  cudaFree(s->d_w);
   cudaFree(s->d_spec);
   cudaFree(s->d_work);
   cudaFree(s->d_z);

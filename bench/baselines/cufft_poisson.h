@@ -1,11 +1,16 @@
 /*
  * GPU fast Poisson baseline on cuFFT: the same method as fftw_poisson.h
- * (baseline_common.h), every DST-I computed the standard way, as a real FFT
- * (D2Z) of the odd extension of length 2(n+1), batched over all lines of a
- * dimension, with pack and unpack kernels around it; then an eigenvalue
- * division kernel and the same transforms back. Double precision, device
- * arrays, one stream; plans, cuFFT workspace and every buffer are allocated
- * at create, so a solve allocates nothing and does not synchronize.
+ * (baseline_common.h), a DST-I along every dimension but the last, one
+ * tridiagonal (Thomas) solve per mode along the last dimension, and the
+ * DST-I back. Every DST-I is computed the standard way, as a real FFT (D2Z)
+ * of the odd extension of length 2(n+1), batched over all lines of a
+ * dimension in a line-contiguous buffer, with transposing pack and unpack
+ * kernels around it; the tridiagonal solves (one thread per line, coalesced)
+ * read the spectrum of the dimension before the last in place and write the
+ * odd extension of its backward transform. Double precision,
+ * device arrays, one stream; plans, cuFFT workspace, the lines' LU factors
+ * and every buffer are made at create, so a solve allocates nothing and does
+ * not synchronize.
  *
  * Plain C interface (no CUDA types: streams are void *); the implementation
  * is cufft_poisson.cu. Without CUDA (PSCR_HAVE_CUDA 0) these are stubs
@@ -32,9 +37,11 @@ enum { BL_CUFFT_WARMUP = 2, BL_CUFFT_MIN_REPEAT = 10 };
 /*
  * @brief Build the solver on CUDA device @p device for the operator of
  *        (ndim, pencils, shift), R64 Toeplitz pencils: one cuFFT D2Z plan
- *        per dimension sharing one work area, the eigenvalue arrays on the
- *        device, the odd-extension and spectrum buffers, a stream, and
- *        device f and u for bl_cufft_time.
+ *        per dimension but the last, sharing one work area, the eigenvalue
+ *        arrays on the device, the LU factors of every line's tridiagonal
+ *        matrix along the last dimension (computed on the device: one
+ *        reciprocal pivot per unknown), the odd-extension and spectrum
+ *        buffers, a stream, and device f and u for bl_cufft_time.
  * @param[out] msg the failing call on error.
  * @return PSCR_SUCCESS; PSCR_ERROR_NOT_SUPPORTED (no device, a pencil not
  *   Toeplitz); PSCR_ERROR_INVALID_VALUE; PSCR_ERROR_SINGULAR;

@@ -1,7 +1,11 @@
 /*
- * CPU fast Poisson baseline on FFTW (fftw_poisson.h): one in-place
- * multi-dimensional RODFT00 plan, executed forward and backward (DST-I is
- * its own inverse up to the scale folded into the eigenvalues).
+ * CPU fast Poisson baseline on FFTW (fftw_poisson.h): one in-place RODFT00
+ * plan over every dimension but the last (rank ndim - 1, stride n_l,
+ * batched over the n_l positions of the last dimension), executed forward
+ * and backward (DST-I is its own inverse up to the scale folded into the
+ * eigenvalues), and between them a plain Thomas solve along each
+ * contiguous line of the last dimension (OpenMP over the lines; every
+ * line's LU factors, one reciprocal pivot per unknown, made at create).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -17,7 +21,11 @@ struct bl_fftw {
   fftw_plan plan; /* in place, SIMD-aligned (fftw_malloc) */
   int align;      /* fftw_alignment_of the planning array: new arrays must match */
   int threads;    /* FFT threads */
-  int nthreads;   /* division threads */
+  int nthreads;   /* Thomas threads */
+  int nl;         /* n of the last dimension (not transformed) */
+  size_t nlines;  /* total / nl: one tridiagonal system each */
+  double *off;    /* nlines: off-diagonal of line s's Toeplitz matrix */
+  double *w;      /* total: its reciprocal LU pivots, w[s nl + i] */
   size_t total;
 };
 
@@ -53,6 +61,45 @@ pscr_status bl_fftw_create(bl_fftw **out, int ndim, const pscr_pencil *pencils, 
     goto out_free;
   s->total = (size_t)s->spec.n[0] * s->spec.n[1] * s->spec.n[2];
   s->nthreads = nthreads > 0 ? nthreads : omp_get_max_threads();
+  s->nl = s->spec.n[ndim - 1];
+  s->nlines = s->total / (size_t)s->nl;
+  s->off = malloc(s->nlines * sizeof *s->off);
+  s->w = malloc(s->total * sizeof *s->w);
+  if (!s->off || !s->w) {
+    snprintf(msg, len, "bl_fftw: LU factors of %zu lines of %d", s->nlines, s->nl);
+    st = PSCR_ERROR_HOST_ALLOC;
+    goto out_spec;
+  }
+  {
+    /* Line s (2D: mode k1; 3D: s = k1 n2 + k2) solves alpha A_l + beta M_l
+       with alpha = prod m_d, beta = sum_d a_d prod_{e != d} m_e + c alpha over
+       the transformed dimensions (scaled eigenvalues: the transforms' round
+       trip is folded in); Toeplitz, diagonal g, off-diagonal o. Its LU
+       factors without pivoting: p_0 = g, p_i = g - o^2 / p_{i-1}; w_i = 1 / p_i
+       is stored, so that a solve has no division. */
+    const bl_spectrum *sp = &s->spec;
+    const pscr_pencil *last = &pencils[ndim - 1];
+    const double ag = ((const double *)last->a_diag)[0], mg = ((const double *)last->m_diag)[0];
+    const double ao = s->nl > 1 ? ((const double *)last->a_off)[0] : 0.0;
+    const double mo = s->nl > 1 && last->m_off ? ((const double *)last->m_off)[0] : 0.0;
+    const int n2 = ndim == 3 ? sp->n[1] : 1;
+    for (size_t l = 0; l < s->nlines; l++) {
+      size_t k1 = l / (size_t)n2, k2 = l - k1 * (size_t)n2;
+      double alpha = sp->m[0][k1], beta = sp->a[0][k1];
+      if (ndim == 3) {
+        beta = beta * sp->m[1][k2] + alpha * sp->a[1][k2];
+        alpha *= sp->m[1][k2];
+      }
+      beta += shift * alpha;
+      const double g = alpha * ag + beta * mg, o = alpha * ao + beta * mo;
+      double *wl = s->w + l * (size_t)s->nl, cp = 0.0;
+      for (int i = 0; i < s->nl; i++) {
+        wl[i] = 1.0 / (g - o * cp);
+        cp = o * wl[i];
+      }
+      s->off[l] = o;
+    }
+  }
 #if BL_HAVE_FFTW_OMP
   if (!fftw_init_threads()) { /* idempotent; the first call sets up FFTW's threads */
     snprintf(msg, len, "fftw_init_threads failed");
@@ -71,20 +118,24 @@ pscr_status bl_fftw_create(bl_fftw **out, int ndim, const pscr_pencil *pencils, 
     st = PSCR_ERROR_HOST_ALLOC;
     goto out_spec;
   }
-  for (int d = 0; d < ndim; d++)
+  for (int d = 0; d < ndim - 1; d++)
     dims[d] = s->spec.n[d];
   s->align = fftw_alignment_of(probe);
-  s->plan = fftw_plan_r2r(ndim, dims, probe, probe, kinds,
-                          measure ? FFTW_MEASURE : FFTW_ESTIMATE);
+  /* Rank ndim - 1 over the leading dimensions (stride nl), nl of them
+     interleaved (distance 1). */
+  s->plan = fftw_plan_many_r2r(ndim - 1, dims, s->nl, probe, NULL, s->nl, 1, probe, NULL,
+                               s->nl, 1, kinds, measure ? FFTW_MEASURE : FFTW_ESTIMATE);
   fftw_free(probe);
   if (!s->plan) {
-    snprintf(msg, len, "fftw_plan_r2r returned NULL");
+    snprintf(msg, len, "fftw_plan_many_r2r returned NULL");
     st = PSCR_ERROR_NOT_SUPPORTED;
     goto out_spec;
   }
   *out = s;
   return PSCR_SUCCESS;
 out_spec:
+  free(s->w);
+  free(s->off);
   bl_spectrum_free(&s->spec);
 out_free:
   free(s);
@@ -95,22 +146,26 @@ pscr_status bl_fftw_solve(bl_fftw *s, const double *f, double *u)
 {
   if (!s || !f || !u || fftw_alignment_of(u) != s->align)
     return PSCR_ERROR_INVALID_VALUE;
-  const bl_spectrum *sp = &s->spec;
-  const double *a1 = sp->a[0], *m1 = sp->m[0], *a2 = sp->a[1], *m2 = sp->m[1];
-  const double *a3 = sp->a[2], *m3 = sp->m[2];
-  const double c = sp->shift;
-  const int n1 = sp->n[0], n2 = sp->n[1], n3 = sp->n[2];
+  const int nl = s->nl;
+  const double *off = s->off, *w = s->w;
 
   if (u != f)
     memcpy(u, f, s->total * sizeof *u);
   fftw_execute_r2r(s->plan, u, u);
-#pragma omp parallel for collapse(2) num_threads(s->nthreads) schedule(static)
-  for (int k1 = 0; k1 < n1; k1++)
-    for (int k2 = 0; k2 < n2; k2++) {
-      double *row = u + ((size_t)k1 * n2 + k2) * n3;
-      for (int k3 = 0; k3 < n3; k3++)
-        row[k3] /= bl_lambda(a1, m1, a2, m2, a3, m3, c, k1, k2, k3);
-    }
+  /* Thomas with the factors of create (no pivoting: every line's matrix is
+     that of a mode of the operator restricted to the last dimension, SPD for
+     Poisson): d'_i = w_i (d_i - o d'_{i-1}), x_i = d'_i - o w_i x_{i+1}. */
+#pragma omp parallel for num_threads(s->nthreads) schedule(static)
+  for (size_t l = 0; l < s->nlines; l++) {
+    double *x = u + l * (size_t)nl;
+    const double *wl = w + l * (size_t)nl;
+    const double o = off[l];
+    double d = 0.0;
+    for (int i = 0; i < nl; i++)
+      x[i] = d = wl[i] * (x[i] - o * d);
+    for (int i = nl - 2; i >= 0; i--)
+      x[i] -= o * wl[i] * x[i + 1];
+  }
   fftw_execute_r2r(s->plan, u, u);
   return PSCR_SUCCESS;
 }
@@ -120,6 +175,8 @@ void bl_fftw_destroy(bl_fftw *s)
   if (!s)
     return;
   fftw_destroy_plan(s->plan);
+  free(s->w);
+  free(s->off);
   bl_spectrum_free(&s->spec);
   free(s);
 }

@@ -1,6 +1,8 @@
 /*
- * CPU fast Poisson baseline: FFTW's DST-I (RODFT00) along every dimension,
- * division by the operator's eigenvalues, DST-I back (baseline_common.h).
+ * CPU fast Poisson baseline: FFTW's DST-I (RODFT00) along every dimension
+ * but the last, a tridiagonal (Thomas) solve per mode along the last
+ * dimension, DST-I back (baseline_common.h; one transform pair fewer than
+ * transforming every dimension and dividing by the eigenvalues).
  * Solves exactly the operator of pscr_operator_apply for Toeplitz pencils,
  * e.g. pscr's uniform-mesh Poisson problem, in double precision.
  *
@@ -22,7 +24,7 @@ typedef struct bl_fftw bl_fftw;
 /*
  * @brief Plan a solver for the operator of (ndim, pencils, shift), R64.
  * @param[out] s        the solver, NULL on error.
- * @param[in]  nthreads FFT and division threads; 0: OpenMP's default. With
+ * @param[in]  nthreads FFT and Thomas threads; 0: OpenMP's default. With
  *                      no fftw3_omp library (BL_HAVE_FFTW_OMP 0) the FFTs
  *                      run on one thread whatever is asked.
  * @param[in]  measure  1: FFTW_MEASURE (planning times FFTs), 0: FFTW_ESTIMATE.

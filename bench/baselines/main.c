@@ -2,7 +2,8 @@
  * pscr-baselines: fast Poisson solvers for pscr's uniform-mesh Dirichlet
  * Poisson problem (pscr_problem_create, PSCR_PROBLEM_POISSON, grading 0;
  * eq. 31), to set pscr's solve times beside: FFTW's DST-I on the CPU
- * (fftw_poisson.c) and a cuFFT DST-I on the GPU (cufft_poisson.cu). Both
+ * (fftw_poisson.c) and a cuFFT DST-I on the GPU (cufft_poisson.cu), each
+ * along every dimension but the last with Thomas along the last. Both
  * solve exactly the operator pscr solves (baseline_common.h). On the GPU
  * also:
  *   dense: the dense matrix-decomposition solver (dense_md.h: eigenvector
@@ -460,7 +461,8 @@ int main(int argc, char **argv)
   printf("# pscr-baselines (pscr %s): uniform-mesh Dirichlet Poisson, eq. 31\n",
          pscr_version());
   if (cpu)
-    printf("# cpu: %s; %s planning; median of %d wall-clock solves after 1 warm-up "
+    printf("# cpu: %s; DST-I along every dimension but the last, Thomas along the last; "
+           "%s planning; median of %d wall-clock solves after 1 warm-up "
            "(the copy f -> u included)\n",
            desc, o.measure ? "FFTW_MEASURE" : "FFTW_ESTIMATE", o.repeat);
   else if (o.cpu)
@@ -469,8 +471,9 @@ int main(int argc, char **argv)
     gpu = gpu_describe(o.device, desc, sizeof desc) == PSCR_SUCCESS;
     printf("# gpu: %s\n", desc);
     if (gpu)
-      printf("# gpu: cuFFT D2Z DST-I of length 2(n+1); device-only median of %d "
-             "CUDA-event-timed solves after %d warm-up\n",
+      printf("# gpu: cuFFT D2Z DST-I of length 2(n+1) along every dimension but the last, "
+             "Thomas along the last; device-only median of %d CUDA-event-timed solves after "
+             "%d warm-up\n",
              o.gpu_repeat > BL_CUFFT_MIN_REPEAT ? o.gpu_repeat : BL_CUFFT_MIN_REPEAT,
              BL_CUFFT_WARMUP);
     if (gpu && o.dense)
