@@ -70,7 +70,7 @@ typedef struct rl_case {
 
 typedef struct rl_opts {
   rl_case cases[MAX_CASES];
-  int ncases, repeat, device, baselines;
+  int ncases, repeat, device, baselines, planner;
   size_t copy_mib;
   const char *csv;
 } rl_opts;
@@ -83,9 +83,13 @@ static void usage(FILE *out)
   fprintf(out, "usage: pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]\n"
                "                     [--csv FILE] [--device D] [--no-baselines] "
                "[--copy-mib M]\n"
+               "                     [--planner none|estimate]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
-               "  1..65536 MiB.\n"
+               "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (none: the\n"
+               "  reduction; estimate: the cost model's method per dimension, e.g. the dense\n"
+               "  transform in 3D); a transform plan's stages are not profiled and it has no\n"
+               "  level-3 (cuSPARSE) rows.\n"
                "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
                "FILE, 77 without a CUDA device.\n",
           MAX_CASES, GPU_MIN_REPEAT);
@@ -157,7 +161,10 @@ static int parse_args(int argc, char **argv, rl_opts *o)
       o->copy_mib = (size_t)mib;
     } else if (cli_is(&c, "--csv"))
       bad = !(o->csv = cli_value(&c));
-    else
+    else if (cli_is(&c, "--planner")) {
+      static const char *const planners[] = {"none", "estimate"};
+      bad = cli_choice(&c, planners, 2, &o->planner);
+    } else
       return cli_unknown(&c);
     if (bad)
       return CLI_USAGE;
@@ -277,6 +284,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CUDA;
   opts.device = o->device;
+  opts.planner = o->planner ? PSCR_PLANNER_ESTIMATE : PSCR_PLANNER_NONE;
   pscr_plan *plan = NULL;
   double t0 = cli_now(), med = -1, sum_ms = 0;
   pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,
@@ -298,8 +306,10 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
     snprintf(msg, sizeof msg, "%s", t.msg);
     goto fail;
   }
-  if ((st = gpu_profile_solve(plan, o->device, p->pb->dtype, p->N, p->b, o->repeat, stage_ms,
-                              &sum_ms, msg, sizeof msg)))
+  /* A transform plan (every reduced dimension) has no stage profile yet. */
+  const int transform = info->method[0] == PSCR_METHOD_TRANSFORM;
+  if (!transform && (st = gpu_profile_solve(plan, o->device, p->pb->dtype, p->N, p->b, o->repeat,
+                                            stage_ms, &sum_ms, msg, sizeof msg)))
     goto fail;
   med = t.solve_ms_median;
   const pscr_cost *tot = &info->cost_total;
@@ -315,6 +325,12 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
            tot->bytes, r, med, berr);
   csv_line(csv, c, dtype, "run", "pscr-min-bytes", NAN, med, NAN, tot->flops, info->min_bytes, r,
            med, NAN);
+  if (transform) {
+    printf("  method: dense transform of every reduced dimension (cuBLAS products, Thomas "
+           "along the last); stages not profiled\n");
+    *plan_out = plan;
+    return med;
+  }
   printf("  stages (profiled, sum %.3f ms; level 3: M = %d rows/thread, P = %d):\n", sum_ms,
          info->level3_rows_per_thread, info->level3_threads_per_system);
   for (int k = 0; k < PSCR_STAGE_COUNT; k++) {
@@ -523,8 +539,9 @@ int main(int argc, char **argv)
         run_cufft(c, &p, &o, &r, pscr_ms, csv, &failed);
       if (c->kind == PSCR_PROBLEM_POISSON)
         run_dense(c, &p, &o, &r, pscr_ms, csv, &failed);
-      run_gtsv(c, plan, cli_dtype_name(p.pb->dtype), &o, &r, stage_ms[PSCR_STAGE_LEVEL3], csv,
-               &failed);
+      if (info.method[0] != PSCR_METHOD_TRANSFORM) /* level-3 rows mirror the reduction's */
+        run_gtsv(c, plan, cli_dtype_name(p.pb->dtype), &o, &r, stage_ms[PSCR_STAGE_LEVEL3], csv,
+                 &failed);
     }
     pscr_plan_destroy(plan);
     problem_free(&p);

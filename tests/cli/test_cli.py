@@ -152,6 +152,7 @@ SPECS = {
         "--repeat": ints(10, 1000000),
         "--device": ints(0, INT_MAX),
         "--copy-mib": ints(1, 65536),
+        "--planner": words("measure", ""),
     }, ["--no-baselines"], ["--cases", "p2:31", "--repeat", "10", "--no-baselines",
                             "--copy-mib", "1"], True),
 }
