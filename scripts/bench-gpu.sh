@@ -7,7 +7,7 @@
 # date, device). Then bench/perf_tables.py regenerates the docs' tables.
 # docs/performance.md says what each tool measures.
 #
-#   bash scripts/bench-gpu.sh [-b BUILD] [-o DIR] [-a ARCHS] [-c COMMIT] [TOOL...]
+#   bash scripts/bench-gpu.sh [-b BUILD] [-o DIR] [-a ARCHS] [-c COMMIT] [-p PLANNER] [TOOL...]
 #
 #   TOOL      bench      pscr-bench --backend cuda: the paper's Tables 1-4
 #             roofline   pscr-roofline: ceilings, rates, per-stage profile,
@@ -22,19 +22,22 @@
 #   -c COMMIT the commit to record where the tree's git metadata is not its
 #             own (a copy of a tree); default: git's HEAD, "+modified" when
 #             tracked files outside bench/results and docs differ from it
+#   -p PLANNER pscr-roofline's --planner (none, the default, or estimate:
+#             pscr's method per dimension by the cost model)
 #
 # Exit status: 0, or the first failing tool's (its partial output is kept
 # and its README row says so).
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
-build=build-gpu-bench out="" archs=90 commit=""
-while getopts "b:o:a:c:" opt; do
+build=build-gpu-bench out="" archs=90 commit="" planner=none
+while getopts "b:o:a:c:p:" opt; do
   case $opt in
   b) build=$OPTARG ;;
   o) out=$OPTARG ;;
   a) archs=$OPTARG ;;
   c) commit=$OPTARG ;;
-  *) sed -n '2,28p' "$0"; exit 2 ;;
+  p) planner=$OPTARG ;;
+  *) sed -n '2,30p' "$0"; exit 2 ;;
   esac
 done
 shift $((OPTIND - 1))
@@ -89,7 +92,7 @@ status=0
 for t in "${tools[@]}"; do
   case $t in
   bench) args=(--backend cuda --repeat 10 --csv bench.csv) ;;
-  roofline) args=(--repeat 20 --csv roofline.csv) ;;
+  roofline) args=(--repeat 20 --csv roofline.csv --planner "$planner") ;;
   precision) args=(--max-n3 511 --profile --csv precision.csv) ;;
   esac
   rm -f "$out/$t.csv" "$out/$t.txt" "$out/$t.png"
