@@ -23,7 +23,10 @@ typedef struct cost_walk {
   pscr_op_costs op;
   double es;       /* bytes per element */
   pscr_cost *cost; /* PSCR_STAGE_COUNT entries */
-  double *product; /* the dense transforms' products: flops, bytes; NULL: not wanted */
+  /* The dense transforms' products (flops, bytes) and their Thomas pass
+     (bytes, and the longest chain of dependent steps of one system: 2 nl);
+     NULL: not wanted. */
+  double *product;
 } cost_walk;
 
 /* The counts of level L of dimension d (n entries), its items sized by the
@@ -182,6 +185,11 @@ static void walk_transform(const cost_walk *w, int d, double B)
     /* The shift of each row's pencil, then Thomas; rows read and written. */
     const double flops = nsys * (nl * 2 * o->fma + pscr_thomas_flops(o, nl));
     add(&w->cost[PSCR_STAGE_LEVEL3], flops, 2 * nsys * nl, es, 1);
+    if (w->product) {
+      w->product[2] += 2 * nsys * nl * es;
+      if (2 * nl > w->product[3])
+        w->product[3] = 2 * nl;
+    }
     return;
   }
   walk_dim(w, d + 1, B * n);
@@ -260,15 +268,20 @@ double pscr_cost_seconds(const pscr_plan *p, const pscr_cost_rules *rules)
   pscr_cost cost[PSCR_STAGE_COUNT];
   cost_walk w;
   memset(cost, 0, sizeof cost);
-  double product[2] = {0, 0};
+  double product[4] = {0, 0, 0, 0};
   walk_init(&w, p, rules, cost);
   w.product = product;
   rules->other(rules->ctx, (double)p->total, w.es, &cost[PSCR_STAGE_OTHER]);
   walk_dim(&w, 0, 1);
-  double bytes = -product[1];
+  double bytes = -product[1] - product[2];
   for (int k = 0; k < PSCR_STAGE_COUNT; k++)
     bytes += cost[k].bytes;
-  return product[0] / rules->product_rate + bytes / rules->byte_rate;
+  /* A transform's Thomas pass takes at least its chain of dependent steps:
+     with few systems (2D: n1 of them) the latency, not the bytes, bounds
+     it. */
+  const double thomas = product[2] / rules->byte_rate, chain = product[3] * rules->step_seconds;
+  return product[0] / rules->product_rate + bytes / rules->byte_rate +
+         (thomas > chain ? thomas : chain);
 }
 
 /* Counted by the forward reduction, which fuses whenever the back

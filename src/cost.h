@@ -60,9 +60,11 @@ typedef struct pscr_cost_rules {
   /* PSCR_STAGE_OTHER of one solve of N elements of es bytes. */
   void (*other)(const void *ctx, double N, double es, pscr_cost *other);
   /* The planner's rates (pscr_cost_seconds): flops per second of a dense
-     transform's products, and bytes per second of every other stage.
-     Measured per device kind (docs/performance.md). */
-  double product_rate, byte_rate;
+     transform's products, bytes per second of every other stage, and the
+     seconds of one dependent step of a transform's Thomas chain (the
+     latency of a load and an update). Measured per device kind
+     (docs/performance.md). */
+  double product_rate, byte_rate, step_seconds;
 } pscr_cost_rules;
 
 /* The cost of one solve per stage kind, their sum, and the least traffic of
@@ -72,7 +74,9 @@ void pscr_cost_model(const struct pscr_plan *p, const pscr_cost_rules *rules, ps
 
 /* The planner's estimate of one solve in seconds: the dense transforms'
    products at rules->product_rate, every other byte of the model at
-   rules->byte_rate (the reduction and the rows' solves are memory-bound). */
+   rules->byte_rate (the reduction is memory-bound), a transform's Thomas
+   pass at the byte rate or its chain of 2 n_last steps at
+   rules->step_seconds, whichever is longer. */
 double pscr_cost_seconds(const struct pscr_plan *p, const pscr_cost_rules *rules);
 
 /* Levels of dimension ndim-2 whose forward sums level 3 adds up. */

@@ -62,5 +62,6 @@ void pscr_cpu_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
                              cpu_level3,
                              cpu_other,
                              PSCR_CPU_PRODUCT_RATE * threads * (p->single ? 2 : 1),
-                             PSCR_CPU_BYTE_RATE * threads};
+                             PSCR_CPU_BYTE_RATE * threads,
+                             0.0 /* the rows' chains interleave PSCR_LANES systems in cache */};
 }
