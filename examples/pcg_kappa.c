@@ -135,51 +135,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-  static const int default_sizes[] = {127, 255, 511};
-  pcg_args a;
-  int threads = 0;
-  pcg_args_init(&a, default_sizes, 3);
-  pscr_options opts;
-  pscr_options_init(&opts);
-  opts.backend = PSCR_BACKEND_CPU;
-  setvbuf(stdout, NULL, _IOLBF, 0); /* rows appear as they finish, also through a pipe */
-  cli_args c;
-  cli_init(&c, "pscr-pcg", argc, argv);
-  while (cli_next(&c)) {
-    int r = pcg_parse_option(&c, &a);
-    if (r == CLI_USAGE)
-      return CLI_USAGE;
-    if (r)
-      continue;
-    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_is(&c, "--threads")) {
-      if (cli_int(&c, 1, 4096, &threads))
-        return CLI_USAGE;
-    } else {
-      return cli_unknown(&c);
-    }
-  }
-  if (threads) {
-    opts.num_threads = threads;
-    omp_set_num_threads(threads);
-  }
-  if (a.test)
-    return self_test(&opts);
-  printf("pscr-pcg: -div(kappa grad u) = 1 on (0,1)^2, u = 0 on the boundary; P1 FE "
-         "(5-point), tol %g; pscr %s\n",
-         a.tol, pscr_version());
-  int stalled = 0;
-  for (int s = 0; s < a.nsizes; s++) {
-    krylov_result res[R_COUNT];
-    if (pcg_run_size(2, a.sizes[s], a.kind, a.contrast, a.grading, a.tol, a.maxit, a.skip_cg,
-                     &opts, res))
-      return 1;
-    for (int v = a.skip_cg ? R_PSCR : R_CG; v < R_COUNT; v++)
-      stalled |= !res[v].converged;
-  }
-  if (stalled)
-    printf("(* not converged within maxit)\n");
-  return 0;
+  static const pcg_program prog = {"pscr-pcg", 2, {127, 255, 511}, "P1 FE (5-point)", usage, self_test};
+  return pcg_main(argc, argv, &prog);
 }

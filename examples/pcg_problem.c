@@ -9,6 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
+#include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -578,4 +579,53 @@ int pcg_parse_option(cli_args *c, pcg_args *a)
   } else
     return 0;
   return bad ? CLI_USAGE : 1;
+}
+
+int pcg_main(int argc, char **argv, const pcg_program *prog)
+{
+  pcg_args a;
+  int threads = 0;
+  pcg_args_init(&a, prog->default_sizes, 3);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  setvbuf(stdout, NULL, _IOLBF, 0); /* rows appear as they finish, also through a pipe */
+  cli_args c;
+  cli_init(&c, prog->name, argc, argv);
+  while (cli_next(&c)) {
+    int r = pcg_parse_option(&c, &a);
+    if (r == CLI_USAGE)
+      return CLI_USAGE;
+    if (r)
+      continue;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      prog->usage(stdout);
+      return 0;
+    } else if (cli_is(&c, "--threads")) {
+      if (cli_int(&c, 1, 4096, &threads))
+        return CLI_USAGE;
+    } else {
+      return cli_unknown(&c);
+    }
+  }
+  if (threads) {
+    opts.num_threads = threads;
+    omp_set_num_threads(threads);
+  }
+  if (a.test)
+    return prog->self_test(&opts);
+  printf("%s: -div(kappa grad u) = 1 on (0,1)^%d, u = 0 on the boundary; %s, tol %g; pscr %s\n",
+         prog->name, prog->ndim, prog->discretization, a.tol, pscr_version());
+  int stalled = 0;
+  for (int s = 0; s < a.nsizes; s++) {
+    krylov_result res[R_COUNT];
+    if (pcg_run_size(prog->ndim, a.sizes[s], a.kind, a.contrast, a.grading, a.tol, a.maxit,
+                     a.skip_cg, &opts, res))
+      return 1;
+    for (int v = a.skip_cg ? R_PSCR : R_CG; v < R_COUNT; v++)
+      stalled |= !res[v].converged;
+  }
+  if (stalled)
+    printf("(* not converged within maxit)\n");
+  return 0;
 }

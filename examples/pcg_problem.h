@@ -159,6 +159,21 @@ void pcg_args_init(pcg_args *a, const int *sizes, int nsizes);
  */
 int pcg_parse_option(cli_args *c, pcg_args *a);
 
+/* A CPU PCG example (pscr-pcg in 2D, pscr-pcg3d in 3D): what its main
+   differs in. */
+typedef struct pcg_program {
+  const char *name;           /* the program, the prefix of its messages */
+  int ndim;                   /* 2 or 3 */
+  int default_sizes[3];       /* -n's default */
+  const char *discretization; /* for the heading: "P1 FE (5-point)" */
+  void (*usage)(FILE *out);
+  int (*self_test)(pscr_options *opts); /* --test; opts: the CPU plan's options */
+} pcg_program;
+
+/* The main of a CPU PCG example: the shared options and --threads, --help,
+   --test, then the table of every size. Its exit status. */
+int pcg_main(int argc, char **argv, const pcg_program *prog);
+
 #ifdef __cplusplus
 }
 #endif
