@@ -535,11 +535,12 @@ static pscr_status pscr_choose_methods(pscr_plan *p)
       else
         p->method[d] = PSCR_METHOD_REDUCTION;
     }
-  pscr_method best[2] = {p->method[0], p->method[1]}, cand[4][2];
+  const pscr_method given[2] = {p->method[0], p->method[1]};
+  pscr_method cand[4][2];
   int ncand = 0;
-  char why[200];
+  char why[200] = "";
   for (int mask = 0; mask < (1 << na); mask++) {
-    pscr_method m[2] = {best[0], best[1]};
+    pscr_method m[2] = {given[0], given[1]};
     int fits = 1;
     for (int j = 0; j < na; j++) {
       m[autos[j]] = (mask >> j & 1) ? PSCR_METHOD_TRANSFORM : PSCR_METHOD_REDUCTION;
