@@ -8,6 +8,8 @@
 #ifndef PSCR_EXAMPLES_PCG_GPU_CUH
 #define PSCR_EXAMPLES_PCG_GPU_CUH
 
+#include <stdio.h>
+
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
@@ -66,6 +68,21 @@ int pcg_gpu_run_size(const gpu_env *g, int n, const run_opts *ro, size_result *o
 int pcg_gpu_check_poisson(const gpu_env *g, int ndim, int n, double grading);
 
 /* The allowed |GPU - CPU| iteration count difference: max(2, 5% of the CPU's). */
+// A GPU PCG example (pscr-pcg-gpu in 2D, pscr-pcg3d-gpu in 3D): what its
+// main differs in.
+struct pcg_gpu_program {
+  const char *name;           // the program, the prefix of its messages
+  int ndim;                   // 2 or 3
+  int default_sizes[3];       // -n's default
+  const char *discretization; // for the heading: "P1 FE (5-point)"
+  void (*usage)(FILE *out);
+  int (*self_test)(const gpu_env *g); // --test
+};
+
+// The main of a GPU PCG example: the shared options and --cpu, --device,
+// --help, --test, the device, then the table of every size. Its exit status.
+int pcg_gpu_main(int argc, char **argv, const pcg_gpu_program *prog);
+
 static inline int pcg_gpu_iters_slack(int cpu) { return cpu / 20 > 2 ? cpu / 20 : 2; }
 
 #endif

@@ -147,64 +147,6 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
-  static const int default_sizes[] = {127, 255, 511};
-  pcg_args a;
-  int device = 0, cpu = 0;
-  pcg_args_init(&a, default_sizes, 3);
-  setvbuf(stdout, NULL, _IOLBF, 0); /* rows appear as they finish, also through a pipe */
-  cli_args c;
-  cli_init(&c, "pscr-pcg-gpu", argc, argv);
-  while (cli_next(&c)) {
-    int r = pcg_parse_option(&c, &a);
-    if (r == CLI_USAGE)
-      return CLI_USAGE;
-    if (r)
-      continue;
-    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
-      usage(stdout);
-      return 0;
-    } else if (cli_is(&c, "--cpu")) {
-      if (cli_switch(&c))
-        return CLI_USAGE;
-      cpu = 1;
-    } else if (cli_is(&c, "--device")) {
-      if (cli_int(&c, 0, INT_MAX, &device))
-        return CLI_USAGE;
-    } else {
-      return cli_unknown(&c);
-    }
-  }
-  run_opts ro = {2, a.kind, a.contrast, a.grading, a.tol, a.maxit, a.skip_cg, cpu, 0};
-
-  cudaDeviceProp prop;
-  int dev_rc = example_device("pscr-pcg-gpu", device, a.test, &prop);
-  if (dev_rc)
-    return dev_rc;
-  gpu_env g;
-  if (gpu_env_init(&g, device)) {
-    gpu_env_free(&g);
-    return 1;
-  }
-  printf("pscr-pcg-gpu: -div(kappa grad u) = 1 on (0,1)^2, u = 0 on the boundary; P1 FE "
-         "(5-point), tol %g; pscr %s; %s (sm_%d%d)\n",
-         ro.tol, pscr_version(), prop.name, prop.major, prop.minor);
-  int rc = 0;
-  if (a.test) {
-    rc = self_test(&g);
-  } else {
-    int stalled = 0;
-    for (int s = 0; s < a.nsizes && !rc; s++) {
-      size_result out;
-      if (pcg_gpu_run_size(&g, a.sizes[s], &ro, &out)) {
-        rc = 1;
-        break;
-      }
-      for (int v = ro.skip_cg ? R_PSCR : R_CG; v < R_COUNT; v++)
-        stalled |= !out.res[v].converged;
-    }
-    if (stalled)
-      printf("(* not converged within maxit)\n");
-  }
-  gpu_env_free(&g);
-  return rc;
+  static const pcg_gpu_program prog = {"pscr-pcg-gpu", 2, {127, 255, 511}, "P1 FE (5-point)", usage, self_test};
+  return pcg_gpu_main(argc, argv, &prog);
 }
