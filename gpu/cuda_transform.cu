@@ -10,15 +10,16 @@
 // their output layouts are chosen so that the Thomas systems' index is the
 // fastest in memory: a thread per system, its neighbours' threads reading
 // the neighbouring words (coalesced). One full-size workspace besides u.
+// The kernels and the products are cuda_transform.cuh's, which the
+// reduction's state shares for the mixed 3D vectors (cuda_solve.cu).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <type_traits>
-
 #include "cuda_check.h"
 #include "cuda_scalar.cuh"
+#include "cuda_transform.cuh"
 #include "cuda_transform.h"
 
 namespace pscr_cuda {
@@ -30,77 +31,14 @@ struct TfState {
   size_t total, elem;
   double shift[2];
   void *w[2], *lam[2], *fac[4]; // device
+  void *cg;                     // the groups' shifts: c (2D), c + lambda1_g (3D)
   void *work, *stage;           // full-size workspace; host solves' buffer
+  void *blas_ws;                // the cuBLAS handle's workspace (BLAS_WORKSPACE bytes)
   int *flag;                    // the pivot probe's answer
   int singular;
   cudaStream_t stream;
   cublasHandle_t blas;
 };
-
-constexpr int TF_THREADS = 256;
-
-// The shift of a system: c + la[g] + lb[k] (la NULL in 2D).
-template <class T>
-__device__ inline T tf_shift(T c, const T *la, const T *lb, size_t g, size_t k)
-{
-  T s = c + lb[k];
-  if (la)
-    s += la[g];
-  return s;
-}
-
-// Thomas on the systems (A + s M) x = r, the last dimension's pencil of
-// order nl, system q = g m + k (g < groups, k < m) at x[g m nl + t m + k],
-// t = 0 .. nl-1; cp: scratch of the same layout. PROBE: only the pivots,
-// no data. A pivot that fails the CPU's test (cpu_solve_impl.h: |piv| <=
-// eps (|diag| + |t|), or a first pivot of 0) sets *flag.
-template <class T, bool PROBE>
-__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, T c, const T *la,
-                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
-                            int *flag)
-{
-  using R = real_t<T>;
-  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= groups * m)
-    return;
-  const size_t g = q / m, k = q % m, base = g * m * (size_t)nl + k;
-  const T s = tf_shift<T>(c, la, lb, g, k);
-  const T zero = T(0);
-  T b = ad[0] + s * md[0];
-  bool bad = !(abs1(b) > R(0));
-  T iv = inv(b);
-  T e = nl > 1 ? ao[0] + s * mo[0] : zero;
-  T xp = zero, cq = e * iv;
-  if (!PROBE) {
-    xp = x[base] * iv;
-    x[base] = xp;
-    cp[base] = cq;
-  }
-  for (int i = 1; i < nl; i++) {
-    const T ep = e; // the coupling to row i - 1
-    const T t = ep * cq;
-    const T diag = ad[i] + s * md[i];
-    const T piv = diag - t;
-    bad |= !(abs1(piv) > eps_of<T>() * (abs1(diag) + abs1(t)));
-    iv = inv(piv);
-    e = i < nl - 1 ? ao[i] + s * mo[i] : zero;
-    cq = e * iv;
-    if (!PROBE) {
-      const size_t at = base + (size_t)i * m;
-      xp = (x[at] - ep * xp) * iv;
-      x[at] = xp;
-      cp[at] = cq;
-    }
-  }
-  if (!PROBE)
-    for (int i = nl - 2; i >= 0; i--) {
-      const size_t at = base + (size_t)i * m;
-      xp = x[at] - cp[at] * xp;
-      x[at] = xp;
-    }
-  if (bad)
-    atomicOr(flag, 1);
-}
 
 // Every entry of u NaN (a plan whose pivots fail).
 template <class W> __global__ void k_tf_nan(W *u, size_t count)
@@ -108,57 +46,6 @@ template <class W> __global__ void k_tf_nan(W *u, size_t count)
   for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < count;
        t += (size_t)gridDim.x * blockDim.x)
     u[t] = W(NAN);
-}
-
-// cuBLAS by type: C = op(A) op(B), column-major, transposes only (never the
-// conjugate: complex symmetric pencils), strided over `batch`.
-cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const double *A,
-                    int lda, long long sa, const double *B, int ldb, long long sb, double *C,
-                    int ldc, long long sc, int batch)
-{
-  const double one = 1, zero = 0;
-  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (batch == 1)
-    return cublasDgemm(h, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
-  return cublasDgemmStridedBatched(h, oa, ob, m, n, k, &one, A, lda, sa, B, ldb, sb, &zero, C,
-                                   ldc, sc, batch);
-}
-cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const float *A,
-                    int lda, long long sa, const float *B, int ldb, long long sb, float *C,
-                    int ldc, long long sc, int batch)
-{
-  const float one = 1, zero = 0;
-  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  if (batch == 1)
-    return cublasSgemm(h, oa, ob, m, n, k, &one, A, lda, B, ldb, &zero, C, ldc);
-  return cublasSgemmStridedBatched(h, oa, ob, m, n, k, &one, A, lda, sa, B, ldb, sb, &zero, C,
-                                   ldc, sc, batch);
-}
-cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const zc *A, int lda,
-                    long long sa, const zc *B, int ldb, long long sb, zc *C, int ldc,
-                    long long sc, int batch)
-{
-  const cuDoubleComplex one = {1, 0}, zero = {0, 0};
-  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cuDoubleComplex *a = (const cuDoubleComplex *)A, *b = (const cuDoubleComplex *)B;
-  cuDoubleComplex *cc = (cuDoubleComplex *)C;
-  if (batch == 1)
-    return cublasZgemm(h, oa, ob, m, n, k, &one, a, lda, b, ldb, &zero, cc, ldc);
-  return cublasZgemmStridedBatched(h, oa, ob, m, n, k, &one, a, lda, sa, b, ldb, sb, &zero, cc,
-                                   ldc, sc, batch);
-}
-cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const cf *A, int lda,
-                    long long sa, const cf *B, int ldb, long long sb, cf *C, int ldc,
-                    long long sc, int batch)
-{
-  const cuComplex one = {1, 0}, zero = {0, 0};
-  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
-  const cuComplex *a = (const cuComplex *)A, *b = (const cuComplex *)B;
-  cuComplex *cc = (cuComplex *)C;
-  if (batch == 1)
-    return cublasCgemm(h, oa, ob, m, n, k, &one, a, lda, b, ldb, &zero, cc, ldc);
-  return cublasCgemmStridedBatched(h, oa, ob, m, n, k, &one, a, lda, sa, b, ldb, sb, &zero, cc,
-                                   ldc, sc, batch);
 }
 
 pscr_status blas_error(cublasStatus_t b, const char *what)
@@ -173,25 +60,16 @@ pscr_status blas_error(cublasStatus_t b, const char *what)
       return blas_error(b_, #call);                                                      \
   } while (0)
 
-// Rows as the Thomas kernel's systems: launch it over groups x m systems.
+// Rows as the Thomas kernel's systems: groups x m of them, group g with
+// shift cg[g] + lambda_k (the last transformed dimension's eigenvalues).
 template <class T, bool PROBE>
 cudaError_t thomas(const TfState *s, T *x, T *cp, size_t groups, size_t m, cudaStream_t cs)
 {
-  const size_t nsys = groups * m;
-  const unsigned grid = (unsigned)((nsys + TF_THREADS - 1) / TF_THREADS);
-  const int nl = s->n[s->ndim - 1];
-  using R = real_t<T>;
-  T cc;
-  if constexpr (std::is_same<T, R>::value)
-    cc = (R)s->shift[0];
-  else
-    cc = T((R)s->shift[0], (R)s->shift[1]);
-  const T *la = s->ndim == 3 ? (const T *)s->lam[0] : nullptr;
-  const T *lb = (const T *)s->lam[s->ndim == 3 ? 1 : 0];
-  k_tf_thomas<T, PROBE><<<grid, TF_THREADS, 0, cs>>>(
-      x, cp, groups, m, nl, cc, la, lb, (const T *)s->fac[0], (const T *)s->fac[1],
-      (const T *)s->fac[2], (const T *)s->fac[3], s->flag);
-  return cudaGetLastError();
+  const int l = s->ndim - 1;
+  const TfFacs<T> F = {(const T *)s->fac[0], (const T *)s->fac[1], (const T *)s->fac[2],
+                       (const T *)s->fac[3], s->n[l]};
+  return tf_thomas<T, PROBE>(x, cp, groups, m, (const T *)s->cg, (const T *)s->lam[l - 1], F,
+                             s->flag, cs);
 }
 
 // One right-hand side on stream cs: f and u on the device (u == f allowed).
@@ -234,9 +112,7 @@ pscr_status solve_device_batch(TfState *s, int nrhs, const void *f, size_t ldf, 
                                size_t ldu, cudaStream_t cs)
 {
   pscr_status st = PSCR_SUCCESS;
-  cublasStatus_t b = cublasSetStream(s->blas, cs);
-  if (b != CUBLAS_STATUS_SUCCESS)
-    return blas_error(b, "cublasSetStream");
+  TF_BLAS(blas_bind(s->blas, s->blas_ws, cs));
   for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++)
     st = solve_one<T>(s, (const T *)f + (size_t)r * ldf, (T *)u + (size_t)r * ldu, cs);
   if (st || !s->singular)
@@ -307,6 +183,12 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->stage, s->total * s->elem), s->total * s->elem);
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->flag, sizeof(int)), sizeof(int));
   *bytes += 2 * s->total * s->elem + sizeof(int);
+  {
+    const size_t len = (size_t)(s->ndim == 3 ? s->n[0] : 1) * s->elem; // cg: a shift per group
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->cg, len), len);
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->blas_ws, BLAS_WORKSPACE), BLAS_WORKSPACE);
+    *bytes += len + BLAS_WORKSPACE;
+  }
   PSCR_CUDA_GOTO(st, out, cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking));
   if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS) {
     s->blas = nullptr;
@@ -332,12 +214,24 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
     // m_off and a_off have nl - 1 entries; the plan stores nl (zero padded).
     PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->fac[k], v->fac[k], nl * s->elem, cudaMemcpyHostToDevice));
   }
-  PSCR_CUDA_GOTO(st, out, cudaMemset(s->flag, 0, sizeof(int)));
+  PSCR_CUDA_GOTO(st, out, cudaMemsetAsync(s->flag, 0, sizeof(int), s->stream));
   st = by_type(s, [&](auto t) -> pscr_status {
     using T = decltype(t);
+    // The groups' shifts: c (2D), c + lambda1_g (3D), as the CPU forms them.
     const size_t groups = s->ndim == 3 ? (size_t)s->n[0] : 1;
+    T *cg = (T *)malloc(groups * sizeof(T));
+    if (!cg)
+      return pscr_error_set(PSCR_ERROR_HOST_ALLOC, "cannot allocate the transform's shifts");
+    if (s->ndim == 3)
+      tf_shifts<T>(s->shift, v->lambda[0], groups, cg);
+    else
+      cg[0] = shift_of<T>(s->shift);
+    cudaError_t e = cudaMemcpy(s->cg, cg, groups * sizeof(T), cudaMemcpyHostToDevice);
+    free(cg);
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaMemcpy");
     const size_t m = (size_t)s->n[s->ndim == 3 ? 1 : 0];
-    cudaError_t e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream);
+    e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream);
     if (e == cudaSuccess)
       e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess)
@@ -424,8 +318,10 @@ extern "C" void pscr_cuda_tf_destroy(void *state)
   }
   for (int k = 0; k < 4; k++)
     cudaFree(s->fac[k]);
+  cudaFree(s->cg);
   cudaFree(s->work);
   cudaFree(s->stage);
+  cudaFree(s->blas_ws);
   cudaFree(s->flag);
   free(s);
 }

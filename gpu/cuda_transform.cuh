@@ -1,0 +1,181 @@
+// The pieces of a dense transform (PSCR_METHOD_TRANSFORM) that the CUDA
+// backend's two solvers share: cuda_transform.cu (every reduced dimension
+// transformed: 2D T, 3D T x T) and the reduction's state (cuda_solve.cu:
+// the mixed 3D vectors, T x R and R x T). cuBLAS products by scalar type,
+// the handle's stream and workspace, and the batched Thomas kernel of the
+// last dimension with a shift per system.
+#ifndef PSCR_CUDA_TRANSFORM_CUH
+#define PSCR_CUDA_TRANSFORM_CUH
+
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <type_traits>
+
+#include "cuda_scalar.cuh"
+
+namespace pscr_cuda {
+
+// The cuBLAS workspace of a handle: NVIDIA's advice for Hopper is 32 MiB
+// (the default pool is smaller and shared by the handles of a context).
+constexpr size_t BLAS_WORKSPACE = (size_t)32 << 20;
+
+// Binds handle h to stream cs. cublasSetStream puts the handle back on its
+// default workspace, so the plan's workspace ws is set again after it.
+inline cublasStatus_t blas_bind(cublasHandle_t h, void *ws, cudaStream_t cs)
+{
+  cublasStatus_t b = cublasSetStream(h, cs);
+  if (b == CUBLAS_STATUS_SUCCESS)
+    b = cublasSetWorkspace(h, ws, BLAS_WORKSPACE);
+  return b;
+}
+
+// The cuBLAS routines and constants of scalar type T (its layout-compatible
+// cuBLAS type S).
+template <class T> struct Blas;
+template <> struct Blas<double> {
+  using S = double;
+  static constexpr auto gemm = cublasDgemm;
+  static constexpr auto batched = cublasDgemmStridedBatched;
+  static S scalar(double x) { return x; }
+};
+template <> struct Blas<float> {
+  using S = float;
+  static constexpr auto gemm = cublasSgemm;
+  static constexpr auto batched = cublasSgemmStridedBatched;
+  static S scalar(double x) { return (float)x; }
+};
+template <> struct Blas<zc> {
+  using S = cuDoubleComplex;
+  static constexpr auto gemm = cublasZgemm;
+  static constexpr auto batched = cublasZgemmStridedBatched;
+  static S scalar(double x) { return make_cuDoubleComplex(x, 0); }
+};
+template <> struct Blas<cf> {
+  using S = cuComplex;
+  static constexpr auto gemm = cublasCgemm;
+  static constexpr auto batched = cublasCgemmStridedBatched;
+  static S scalar(double x) { return make_cuComplex((float)x, 0); }
+};
+
+// C = op(A) op(B), column-major, strided over `batch` (sa, sb, sc elements
+// apart); transposes only, never the conjugate (complex symmetric pencils).
+template <class T>
+cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const T *A, int lda,
+                    long long sa, const T *B, int ldb, long long sb, T *C, int ldc, long long sc,
+                    int batch)
+{
+  using X = Blas<T>;
+  using S = typename X::S;
+  const S one = X::scalar(1), zero = X::scalar(0);
+  const cublasOperation_t oa = ta ? CUBLAS_OP_T : CUBLAS_OP_N, ob = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
+  const S *a = reinterpret_cast<const S *>(A), *b = reinterpret_cast<const S *>(B);
+  S *c = reinterpret_cast<S *>(C);
+  if (batch == 1)
+    return X::gemm(h, oa, ob, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+  return X::batched(h, oa, ob, m, n, k, &one, a, lda, sa, b, ldb, sb, &zero, c, ldc, sc, batch);
+}
+
+// The shift c of a plan (re, im in double) in scalar type T: rounded to
+// float for a single-precision plan, as the CPU backend rounds it.
+template <class T> T shift_of(const double c[2])
+{
+  using R = real_t<T>;
+  if constexpr (std::is_same<T, R>::value)
+    return (R)c[0];
+  else
+    return T((R)c[0], (R)c[1]);
+}
+
+// The shifts c + lambda_g of the n problems of a transformed dimension, in
+// T on the host (the device would compute the same IEEE sums).
+template <class T> void tf_shifts(const double c[2], const void *lambda, size_t n, void *out)
+{
+  const T cc = shift_of<T>(c), *lam = (const T *)lambda;
+  T *o = (T *)out;
+  for (size_t g = 0; g < n; g++)
+    o[g] = cc + lam[g];
+}
+
+constexpr int TF_THREADS = 256;
+
+// Thomas on the systems (A + s M) x = r of the last dimension's pencil
+// (order nl; ad, ao, md, mo as the plan stores them, the off-diagonals
+// zero-padded to nl), system q = g m + k (g < groups, k < m) at
+// x[g m nl + t m + k], t = 0 .. nl-1, with shift s = cg[g] + lb[k] (the
+// CPU's order: the outer dimensions' shift first); cp: scratch of the same
+// layout. PROBE: only the pivots, no data. A pivot that fails the CPU's
+// test (cpu_solve_impl.h: |piv| <= eps (|diag| + |t|), or a first pivot of
+// 0) sets *flag.
+template <class T, bool PROBE>
+__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
+                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
+                            int *flag)
+{
+  using R = real_t<T>;
+  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= groups * m)
+    return;
+  const size_t g = q / m, k = q % m, base = g * m * (size_t)nl + k;
+  const T s = cg[g] + lb[k];
+  const T zero = T(0);
+  T b = ad[0] + s * md[0];
+  bool bad = !(abs1(b) > R(0));
+  T iv = inv(b);
+  T e = nl > 1 ? ao[0] + s * mo[0] : zero;
+  T xp = zero, cq = e * iv;
+  if (!PROBE) {
+    xp = x[base] * iv;
+    x[base] = xp;
+    cp[base] = cq;
+  }
+  for (int i = 1; i < nl; i++) {
+    const T ep = e; // the coupling to row i - 1
+    const T t = ep * cq;
+    const T diag = ad[i] + s * md[i];
+    const T piv = diag - t;
+    bad |= !(abs1(piv) > eps_of<T>() * (abs1(diag) + abs1(t)));
+    iv = inv(piv);
+    e = i < nl - 1 ? ao[i] + s * mo[i] : zero;
+    cq = e * iv;
+    if (!PROBE) {
+      const size_t at = base + (size_t)i * m;
+      xp = (x[at] - ep * xp) * iv;
+      x[at] = xp;
+      cp[at] = cq;
+    }
+  }
+  if (!PROBE)
+    for (int i = nl - 2; i >= 0; i--) {
+      const size_t at = base + (size_t)i * m;
+      xp = x[at] - cp[at] * xp;
+      x[at] = xp;
+    }
+  if (bad)
+    atomicOr(flag, 1);
+}
+
+// The last dimension's factors on the device: a_diag, a_off, m_diag, m_off.
+template <class T> struct TfFacs {
+  const T *ad, *ao, *md, *mo;
+  int nl;
+};
+
+// k_tf_thomas over groups x m systems on stream cs (a plain launch: the
+// kernel follows a cuBLAS product, in stream order).
+template <class T, bool PROBE>
+cudaError_t tf_thomas(T *x, T *cp, size_t groups, size_t m, const T *cg, const T *lb,
+                      const TfFacs<T> &F, int *flag, cudaStream_t cs)
+{
+  const size_t nsys = groups * m;
+  if (nsys == 0)
+    return cudaSuccess;
+  const unsigned grid = (unsigned)((nsys + TF_THREADS - 1) / TF_THREADS);
+  k_tf_thomas<T, PROBE><<<grid, TF_THREADS, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
+                                                     F.md, F.mo, flag);
+  return cudaGetLastError();
+}
+
+} // namespace pscr_cuda
+
+#endif
