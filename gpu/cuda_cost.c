@@ -3,7 +3,12 @@
  * launches do with a level, each count naming the kernel line it models, so
  * that a change to a kernel shows here as a change to one formula. The
  * profiled solve (pscr_solve_device_profile) checks that the solve makes
- * exactly the launches counted.
+ * exactly the launches counted. A transformed dimension (every one of them,
+ * cuda_transform.cu, or one of a mixed 3D vector, cuda_solve.cu) is counted
+ * by the walk itself (src/cost.c, walk_transform: its products and the
+ * Thomas pass of its rows); these rules count the reduced dimensions, T x
+ * R's dimension 2 at level 3 like R x R's. Before setup (the planner) they
+ * know no level-3 choice and count plain Thomas.
  */
 #include "cuda_backend.h"
 #include "plan.h"

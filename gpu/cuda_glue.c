@@ -40,9 +40,18 @@ static void pscr_cuda_view_free(pscr_cuda_view *v)
   memset(v, 0, sizeof *v);
 }
 
-/* Flatten the level tables of dimension d. */
+/* Flatten the level tables of dimension d; a transformed dimension has
+   none, only its eigen data. */
 static pscr_status pscr_cuda_dim_fill(const pscr_plan *p, int d, pscr_cuda_dim_view *D)
 {
+  if (p->method[d] == PSCR_METHOD_TRANSFORM) {
+    D->transform = 1;
+    D->n = p->n[d];
+    D->neig = (size_t)p->n[d];
+    D->lambda = p->lambda[d];
+    D->w = p->w[d];
+    return PSCR_SUCCESS;
+  }
   const pscr_levels *lv = &p->lv[d];
   D->n = p->n[d];
   D->k = lv->k;
@@ -159,26 +168,36 @@ static void pscr_cuda_read_choices(pscr_cuda_backend_data *b)
   pscr_cuda_state_choices(b->state, &b->choices);
 }
 
+/* Every reduced dimension transformed (2D T, 3D T x T): cuda_transform.cu
+   solves the plan. Otherwise the reduction's state does, transforming one
+   dimension of a mixed 3D vector itself (T x R, R x T). */
+static int pscr_cuda_all_transform(const pscr_plan *p)
+{
+  int all = 1;
+  for (int d = 0; d < p->ndim - 1; d++)
+    all &= p->method[d] == PSCR_METHOD_TRANSFORM;
+  return all;
+}
+
+static int pscr_cuda_any_transform(const pscr_plan *p)
+{
+  int any = 0;
+  for (int d = 0; d < p->ndim - 1; d++)
+    any |= p->method[d] == PSCR_METHOD_TRANSFORM;
+  return any;
+}
+
 /* The largest slab (n2 n3 entries in 3D) the backend takes: 2^31 - 1, or
    1000 with PSCR_FLAG_TEST_CUDA_SLAB_1000, so that a small plan exercises
    the refusal and AUTO's fallback. The coupling and gather kernels count a
    slab's entries in 32 bits, entry t < S plus a grid stride of about S
    (PSCR_ENTRY_LOOP, levels_kernels.cuh), and the 9-point couplings split t
    into its two indices with a 32-bit division (stencil.cuh): so the
-   longest slab, n2 n3 in 3D (n2 in 2D, an int), must stay below 2^31. */
+   longest slab, n2 n3 in 3D (n2 in 2D, an int), must stay below 2^31 (as
+   must the transforms' cuBLAS leading dimensions, n2 n3 for a transformed
+   dimension 1). Every method vector is taken. */
 static int pscr_cuda_accepts(const pscr_plan *p, char *why, size_t len)
 {
-  int transforms = 0;
-  for (int d = 0; d < p->ndim - 1; d++)
-    transforms += p->method[d] == PSCR_METHOD_TRANSFORM;
-  if (transforms > 0 && transforms < p->ndim - 1) {
-    snprintf(why, len,
-             "the CUDA backend transforms every reduced dimension or none (methods %s x %s): "
-             "use the CPU backend for a mixed vector",
-             p->method[0] == PSCR_METHOD_TRANSFORM ? "transform" : "reduction",
-             p->method[1] == PSCR_METHOD_TRANSFORM ? "transform" : "reduction");
-    return 0;
-  }
   const long long limit = (p->opts.flags & PSCR_FLAG_TEST_CUDA_SLAB_1000) ? 1000 : 0x7fffffffLL;
   if (p->ndim < 3 || (long long)p->n[1] * (long long)p->n[2] <= limit)
     return 1;
@@ -188,7 +207,7 @@ static int pscr_cuda_accepts(const pscr_plan *p, char *why, size_t len)
 }
 
 /* The view of a transform plan (cuda_transform.h): every reduced dimension
-   transformed (pscr_cuda_accepts). */
+   transformed (pscr_cuda_all_transform). */
 static void pscr_cuda_tf_view_of(const pscr_plan *p, pscr_cuda_tf_view *v)
 {
   memset(v, 0, sizeof *v);
@@ -220,7 +239,7 @@ static pscr_status pscr_cuda_setup(pscr_plan *p)
   if (!b)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the CUDA backend data");
   p->backend_data = b;
-  if (p->method[0] == PSCR_METHOD_TRANSFORM) {
+  if (pscr_cuda_all_transform(p)) {
     pscr_cuda_tf_view tv;
     pscr_cuda_tf_view_of(p, &tv);
     size_t bytes = 0;
@@ -320,10 +339,10 @@ static pscr_status pscr_cuda_solve_profile(pscr_plan *p, const void *f, void *u,
                                            double *ms)
 {
   const pscr_cuda_backend_data *b = p->backend_data;
-  if (b->tf)
+  if (pscr_cuda_any_transform(p))
     return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
-                      "pscr_solve_device_profile does not profile a transform plan yet "
-                      "(PSCR_METHOD_TRANSFORM)");
+                      "pscr_solve_device_profile does not profile a plan with a transformed "
+                      "dimension yet (PSCR_METHOD_TRANSFORM)");
   pscr_cost cost[PSCR_STAGE_COUNT], total;
   double min_bytes;
   pscr_cost_rules rules;

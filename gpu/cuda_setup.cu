@@ -11,6 +11,7 @@
 
 #include "cuda_check.h"
 #include "cuda_state.cuh"
+#include "cuda_transform.cuh"
 #include "partition.cuh"
 
 namespace pscr_cuda {
@@ -47,6 +48,8 @@ void state_free(State *s)
   }
   if (s->stream)
     cudaStreamDestroy(s->stream);
+  if (s->blas)
+    cublasDestroy(s->blas);
   for (int d = 0; d < 2; d++) {
     free(s->dim[d].lvl);
     free(s->dim[d].lit0);
@@ -236,6 +239,60 @@ static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam
   return 1;
 }
 
+// A transformed dimension d of a mixed 3D vector (DimState): its eigen
+// data and the transform's workspace (State::tfw). T x R (d = 0) solves one
+// right-hand side at a time: E1 F, and the n1 problems of dimension 2 as
+// the next dimension's batch (*batch = n1, the shifts c + lambda1_k). R x
+// T (d = 1): the *batch subproblems of the outer levels, E2 X each.
+static pscr_status setup_transform(State *s, int d, const pscr_cuda_dim_view *V, size_t *batch)
+{
+  pscr_status st = PSCR_SUCCESS;
+  DimState *D = &s->dim[d];
+  const size_t n = (size_t)V->n, es = s->elem;
+  const size_t tfw = d == 0 ? s->total * es : *batch * n * D->S * es;
+  D->transform = 1;
+  D->neig = n;
+  PSCR_CUDA_ALLOC_GOTO(st, out, dalloc(s, &D->lam, n * es), n * es);
+  PSCR_CUDA_ALLOC_GOTO(st, out, dalloc(s, &D->w, n * n * es), n * n * es);
+  PSCR_CUDA_ALLOC_GOTO(st, out, dalloc(s, &s->tfw, tfw), tfw);
+  if (d == 0) {
+    PSCR_CUDA_ALLOC_GOTO(st, out, dalloc(s, &D->shifts, n * es), n * es);
+    *batch = n;
+  }
+out:
+  return st;
+}
+
+// The cuBLAS handle of a mixed vector's products and its workspace.
+static pscr_status setup_blas(State *s)
+{
+  pscr_status st = PSCR_SUCCESS;
+  PSCR_CUDA_ALLOC_GOTO(st, out, dalloc(s, &s->blas_ws, BLAS_WORKSPACE), BLAS_WORKSPACE);
+  if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS) {
+    s->blas = nullptr;
+    st = PSCR_ERROR(PSCR_ERROR_DEVICE, "cublasCreate failed (device %d)", s->device);
+  }
+out:
+  return st;
+}
+
+// The n shifts c + lambda_k of a T x R plan's dimension-2 problems, in the
+// plan's type (cuda_transform.cuh: tf_shifts), into dim[0].shifts.
+static pscr_status upload_tf_shifts(State *s, const double c[2], const void *lambda)
+{
+  const size_t n = (size_t)s->dim[0].n, b = n * s->elem;
+  void *h = malloc(b);
+  if (!h)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the transform's shifts");
+  if (s->single)
+    s->cplx ? tf_shifts<cf>(c, lambda, n, h) : tf_shifts<float>(c, lambda, n, h);
+  else
+    s->cplx ? tf_shifts<zc>(c, lambda, n, h) : tf_shifts<double>(c, lambda, n, h);
+  const cudaError_t e = cudaMemcpy(s->dim[0].shifts, h, b, cudaMemcpyHostToDevice);
+  free(h);
+  return e == cudaSuccess ? PSCR_SUCCESS : pscr_cuda_error(e, "cudaMemcpy");
+}
+
 // Level-3 solver choice: rows per thread of k_part (0: serial Thomas).
 // Automatic, from H100 measurements:
 // 16 rows past n = 2048, else 8; 2 for small 2D problems, whose few systems
@@ -305,8 +362,12 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // large for a test); neither: couple_grid's rule.
   s->couple_mode = pscr_cuda::flag_mode(v->flags, PSCR_FLAG_CUDA_COUPLE_ONE,
                                         PSCR_FLAG_CUDA_COUPLE_MANY);
-  s->rows = pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim,
-                                   v->single != 0, v->is_complex != 0);
+  // R x T: the last dimension's systems are the transform's (k_tf_thomas,
+  // plain Thomas); nothing runs k_part.
+  s->rows = v->dim[v->ndim - 2].transform
+                ? 0
+                : pscr_cuda::choose_rows(v->rows_per_thread, v->n[v->ndim - 1], v->ndim,
+                                         v->single != 0, v->is_complex != 0);
   s->rows_chosen = s->rows;
   s->part_p = s->rows > 0 ? pscr_cuda::part_threads_per_system(v->n[v->ndim - 1], s->rows) : 0;
   // Every workspace is at most a few times max_batch * total elements
@@ -389,6 +450,11 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     D->S = 1;
     for (int e = d + 1; e < v->ndim; e++)
       D->S *= (size_t)v->n[e];
+    if (V->transform) {
+      if ((st = pscr_cuda::setup_transform(s, d, V, &batch)) != PSCR_SUCCESS)
+        goto fail;
+      continue;
+    }
     D->neig = V->neig;
     D->nblk = V->nblk;
     D->njl = V->njl;
@@ -452,6 +518,9 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
     }
     batch *= (size_t)V->max_ne;
   }
+  if ((s->dim[0].transform || s->dim[1].transform) &&
+      (st = pscr_cuda::setup_blas(s)) != PSCR_SUCCESS)
+    goto fail;
   *out = s;
   *device_bytes = s->bytes;
   return PSCR_SUCCESS;
@@ -573,6 +642,14 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
   for (int d = 0; d < s->ndim - 1; d++) {
     const pscr_cuda_dim_view *V = &v->dim[d];
     pscr_cuda::DimState *D = &s->dim[d];
+    if (D->transform) {
+      const size_t n = (size_t)D->n;
+      PSCR_CUDA_GOTO(st, out, cudaMemcpy(D->lam, V->lambda, n * es, cudaMemcpyHostToDevice));
+      PSCR_CUDA_GOTO(st, out, cudaMemcpy(D->w, V->w, n * n * es, cudaMemcpyHostToDevice));
+      if (d == 0 && (st = pscr_cuda::upload_tf_shifts(s, v->shift, V->lambda)) != PSCR_SUCCESS)
+        goto out;
+      continue;
+    }
     PSCR_CUDA_GOTO(st, out,
                    cudaMemcpy(D->blk, V->blk, (size_t)V->nblk * PSCR_CUDA_BLK_INTS * sizeof(int),
                               cudaMemcpyHostToDevice));

@@ -13,6 +13,7 @@
 
 #include "cuda_check.h"
 #include "cuda_state.cuh"
+#include "cuda_transform.cuh"
 #include "launch.cuh"
 #include "levels_kernels.cuh"
 #include "part_sum.cuh"
@@ -26,6 +27,9 @@ namespace {
 template <class T>
 cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, size_t fs,
                     const T *cs, int nrhs, cudaStream_t stream);
+template <class T>
+cudaError_t transform_last(const State *s, int d, int B, T *x, const T *cs, int nrhs,
+                           cudaStream_t stream);
 
 // Whether the kernels of factors F have a PART_MAX_P instantiation:
 // staged factors come with P <= THREADS only (part_stages).
@@ -476,7 +480,10 @@ cudaError_t level_solve(const State *s, int d, const LevelArgs<T> &L, int B, con
   if (e != cudaSuccess)
     return e;
   // All ne subproblems of every batch as one batch of the next dimension
-  // (contiguous: subproblem sys at D.v + sys S, and n_{d+1} S_{d+1} = S).
+  // (contiguous: subproblem sys at D.v + sys S, and n_{d+1} S_{d+1} = S),
+  // by its reduction or (R x T) its transform.
+  if (s->dim[d + 1].transform)
+    return transform_last<T>(s, d + 1, B * L.ne, (T *)D.v, (const T *)D.shifts, nrhs, stream);
   return run_dim<T>(s, d + 1, B * L.ne, (T *)D.v, L.S, (const T *)D.v, L.S,
                     (const T *)D.shifts, nrhs, stream);
 }
@@ -633,6 +640,83 @@ cudaError_t run_dim(const State *s, int d, int B, T *x, size_t xs, const T *f, s
   return cudaSuccess;
 }
 
+// A cuBLAS product of a solve (a mixed vector's transform): the next kernel
+// follows it, not one of our grids, so it starts in plain stream order
+// (pdl_take). A failure stops the launch sequence; solve_on_stream reports
+// cuBLAS's status.
+inline cudaError_t blas_step(const State *s, cublasStatus_t b)
+{
+  s->pdl_armed = 0;
+  if (b == CUBLAS_STATUS_SUCCESS)
+    return cudaSuccess;
+  s->blas_err = b;
+  return cudaErrorUnknown;
+}
+
+// R x T: the B problems x_b = x + b n_d S of dimension d = ndim - 2 by its
+// dense transform, in place (the outer levels' subproblems, shifts cs[b]):
+// Y_b = E X_b into tfw (column-major n_d x S, the systems' index fastest),
+// Thomas along the last dimension with shift cs[b] + lambda_k (x as the
+// multipliers' scratch), X_b = E^T Y_b (as X_b^T = Y_b^T E). The products
+// go one right-hand side's B / nrhs problems at a time, so that each
+// right-hand side of a batch gets the products of a single solve (cuBLAS
+// chooses its kernels by the batch count too).
+template <class T>
+cudaError_t transform_last(const State *s, int d, int B, T *x, const T *cs, int nrhs,
+                           cudaStream_t stream)
+{
+  const DimState &D = s->dim[d];
+  const int n = D.n, S = (int)D.S; // S: the last dimension's n
+  const int groups = nrhs > 0 && B % nrhs == 0 ? nrhs : 1, per = B / groups;
+  const long long slab = (long long)n * S;
+  const T *E = (const T *)D.w, *fl = (const T *)s->fac[s->ndim - 1];
+  T *Y = (T *)s->tfw;
+  cudaError_t e = cudaSuccess;
+  for (int r = 0; r < groups && e == cudaSuccess; r++) {
+    const size_t at = (size_t)r * (size_t)per * (size_t)slab;
+    e = blas_step(s, gemm<T>(s->blas, true, true, n, S, n, E, n, 0, x + at, S, slab, Y + at, n,
+                             slab, per));
+  }
+  if (e != cudaSuccess)
+    return e;
+  const TfFacs<T> F = {fl, fl + S, fl + 2 * (size_t)S, fl + 3 * (size_t)S, S};
+  e = tf_thomas<T, false>(Y, x, (size_t)B, (size_t)n, cs, (const T *)D.lam, F, s->flag, stream);
+  mark(s, PSCR_STAGE_LEVEL3, stream);
+  for (int r = 0; r < groups && e == cudaSuccess; r++) {
+    const size_t at = (size_t)r * (size_t)per * (size_t)slab;
+    e = blas_step(s, gemm<T>(s->blas, true, true, S, n, n, Y + at, n, slab, E, n, 0, x + at, S,
+                             slab, per));
+  }
+  return e;
+}
+
+// T x R: dimension 1 by its dense transform, one right-hand side at a time
+// (f_r at f + r ldf, u_r at u + r ldu; u == f allowed): G = E1 F into tfw
+// (row-major n1 x S: problem k is slab k, contiguous), the n1 problems of
+// dimension 2 with shifts c + lambda1_k (dim[0].shifts) by its reduction
+// in place, u = E1^T G (column-major: u^T = G^T E1).
+template <class T>
+cudaError_t transform_top(const State *s, int nb, const T *f, size_t ldf, T *u, size_t ldu,
+                          cudaStream_t stream)
+{
+  const DimState &D = s->dim[0];
+  const int n = D.n, S = (int)D.S;
+  const T *E = (const T *)D.w;
+  T *G = (T *)s->tfw;
+  cudaError_t e = cudaSuccess;
+  for (int r = 0; r < nb && e == cudaSuccess; r++) {
+    // G^T = F^T E1^T (column-major S x n1).
+    e = blas_step(s, gemm<T>(s->blas, false, false, S, n, n, f + (size_t)r * ldf, S, 0, E, n, 0,
+                             G, S, 0, 1));
+    if (e == cudaSuccess)
+      e = run_dim<T>(s, 1, n, G, D.S, G, D.S, (const T *)D.shifts, 1, stream);
+    if (e == cudaSuccess)
+      e = blas_step(s, gemm<T>(s->blas, false, true, S, n, n, G, S, 0, E, n, 0,
+                               u + (size_t)r * ldu, S, 0, 1));
+  }
+  return e;
+}
+
 } // namespace
 
 cudaError_t part_attributes(bool cplx, bool single, int device)
@@ -719,9 +803,11 @@ cudaError_t solve_typed(State *s, int nb, const void *f, size_t ldf, void *u, si
                         cudaStream_t cs)
 {
   const size_t words = sizeof(T) / sizeof(W), count = s->total * words;
-  cudaError_t e;
-  if ((e = run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)f, ldf, (const T *)s->cs0, nb,
-                     cs)) != cudaSuccess)
+  cudaError_t e = s->dim[0].transform
+                    ? transform_top<T>(s, nb, (const T *)f, ldf, (T *)u, ldu, cs)
+                    : run_dim<T>(s, 0, nb, (T *)u, ldu, (const T *)f, ldf, (const T *)s->cs0, nb,
+                                 cs);
+  if (e != cudaSuccess)
     return e;
   // The pivots depend on the shifts only, not on f: probe_pivots knows
   // whether they fail, and then no u_r of any batch is a solution. Only
@@ -761,6 +847,12 @@ pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   s->pdl_armed = 0; // the first kernel waits for all the caller's work (pdl_take)
   pscr_cuda::mark(s, PSCR_STAGE_OTHER, cs); // profiling: the start
+  if (s->blas) {
+    const cublasStatus_t b = blas_bind(s->blas, s->blas_ws, cs);
+    if (b != CUBLAS_STATUS_SUCCESS)
+      return PSCR_ERROR(PSCR_ERROR_DEVICE,
+                        "cuBLAS status %d (cublasSetStream, cublasSetWorkspace)", (int)b);
+  }
   {
     cudaError_t e;
     if (s->single)
@@ -769,6 +861,12 @@ pscr_status solve_on_stream(State *s, int nb, const void *f, size_t ldf, void *u
     else
       e = s->cplx ? solve_typed<zc, double>(s, nb, f, ldf, u, ldu, cs)
                   : solve_typed<double, double>(s, nb, f, ldf, u, ldu, cs);
+    if (e != cudaSuccess && s->blas_err != CUBLAS_STATUS_SUCCESS) {
+      st = PSCR_ERROR(PSCR_ERROR_DEVICE, "cuBLAS status %d (the transform's products)",
+                      (int)s->blas_err);
+      s->blas_err = CUBLAS_STATUS_SUCCESS;
+      goto out;
+    }
     PSCR_CUDA_GOTO(st, out, e);
   }
 out:

@@ -5,6 +5,7 @@
 #ifndef PSCR_CUDA_STATE_CUH
 #define PSCR_CUDA_STATE_CUH
 
+#include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <string.h>
 
@@ -14,8 +15,13 @@
 
 namespace pscr_cuda {
 
-// Device tables and workspace of one dimension d (0 .. ndim-2).
+// Device tables and workspace of one dimension d (0 .. ndim-2). A
+// transformed dimension of a mixed 3D vector (transform: T x R at d = 0,
+// R x T at d = 1) has no levels: lam holds its n eigenvalues, w its E = W^T
+// (n x n, row-major), and at d = 0 shifts the n shifts c + lambda_k of
+// dimension 2's problems.
 struct DimState {
+  int transform;
   int n, k;
   size_t S;          // slab length below d
   size_t neig;       // eigenpairs over all levels
@@ -104,6 +110,14 @@ struct State {
                        // part_tab_stride(rows) entries per eigenpair of dim[0]
   int ptab_on;         // ptab holds the current factors' table: k_part takes ToepTabFacs
   DimState dim[2];
+  // Mixed 3D vectors (a dimension transformed, dim[d].transform): the
+  // products on cuBLAS, and the transform's workspace tfw: T x R one
+  // right-hand side's E1 F (total entries), R x T the outer levels'
+  // subproblems E2 X (max_batch max_ne n2 n3, as dim[0].v).
+  cublasHandle_t blas;
+  void *blas_ws;                   // the handle's workspace, BLAS_WORKSPACE bytes
+  void *tfw;
+  mutable cublasStatus_t blas_err; // a solve's failed product, for solve_on_stream
   Prof *prof;          // non-NULL only inside pscr_cuda_state_solve_profile
   void *mem[MAX_ALLOCS];
   int nmem;

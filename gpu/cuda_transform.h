@@ -3,7 +3,8 @@
  * reduced dimension: 2D T, 3D T x T; docs/design.md, Per-dimension
  * methods): cuBLAS products around batched Thomas solves of the last
  * dimension, each system with its own shift c + lambda. Plain C interface
- * for cuda_glue.c; the implementation is cuda_transform.cu.
+ * for cuda_glue.c; the implementation is cuda_transform.cu. (A mixed 3D
+ * vector, T x R or R x T, runs on the reduction's state: cuda_view.h.)
  */
 #ifndef PSCR_CUDA_TRANSFORM_H
 #define PSCR_CUDA_TRANSFORM_H

@@ -34,6 +34,10 @@ typedef struct pscr_cuda_level_view {
 } pscr_cuda_level_view;
 
 typedef struct pscr_cuda_dim_view {
+  /* 1: solved by the dense transform (PSCR_METHOD_TRANSFORM; the mixed 3D
+     vectors): no levels (k = 0, empty tables), neig = n, lambda n
+     eigenvalues, w E = W^T (n x n, row-major, row e the eigenvector e). */
+  int transform;
   int n, k;
   size_t neig;               /* eigenpairs over all levels */
   int nblk, njl;             /* table lengths over all levels */
