@@ -690,29 +690,49 @@ cudaError_t transform_last(const State *s, int d, int B, T *x, const T *cs, int 
   return e;
 }
 
+// A device-to-device copy between the products of a solve (blas_aligned's
+// staging); the next kernel starts in plain stream order (pdl_take).
+inline cudaError_t copy_step(const State *s, void *dst, const void *src, size_t bytes,
+                             cudaStream_t stream)
+{
+  s->pdl_armed = 0;
+  return cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream);
+}
+
 // T x R: dimension 1 by its dense transform, one right-hand side at a time
 // (f_r at f + r ldf, u_r at u + r ldu; u == f allowed): G = E1 F into tfw
 // (row-major n1 x S: problem k is slab k, contiguous), the n1 problems of
 // dimension 2 with shifts c + lambda1_k (dim[0].shifts) by its reduction
-// in place, u = E1^T G (column-major: u^T = G^T E1).
+// in place, u = E1^T G (column-major: u^T = G^T E1). An f_r or u_r that
+// is not blas_aligned (a device batch's ld) goes through xbuf, which only
+// host solves use, and theirs are aligned.
 template <class T>
 cudaError_t transform_top(const State *s, int nb, const T *f, size_t ldf, T *u, size_t ldu,
                           cudaStream_t stream)
 {
   const DimState &D = s->dim[0];
   const int n = D.n, S = (int)D.S;
+  const size_t bytes = s->total * sizeof(T);
   const T *E = (const T *)D.w;
-  T *G = (T *)s->tfw;
+  T *G = (T *)s->tfw, *X = (T *)s->xbuf;
   cudaError_t e = cudaSuccess;
   for (int r = 0; r < nb && e == cudaSuccess; r++) {
+    const T *fr = f + (size_t)r * ldf;
+    T *ur = u + (size_t)r * ldu;
+    T *uo = blas_aligned(ur, D.S * sizeof(T)) ? ur : X;
+    if (!blas_aligned(fr, D.S * sizeof(T))) {
+      e = copy_step(s, X, fr, bytes, stream);
+      fr = X;
+    }
     // G^T = F^T E1^T (column-major S x n1).
-    e = blas_step(s, gemm<T>(s->blas, false, false, S, n, n, f + (size_t)r * ldf, S, 0, E, n, 0,
-                             G, S, 0, 1));
+    if (e == cudaSuccess)
+      e = blas_step(s, gemm<T>(s->blas, false, false, S, n, n, fr, S, 0, E, n, 0, G, S, 0, 1));
     if (e == cudaSuccess)
       e = run_dim<T>(s, 1, n, G, D.S, G, D.S, (const T *)D.shifts, 1, stream);
     if (e == cudaSuccess)
-      e = blas_step(s, gemm<T>(s->blas, false, true, S, n, n, G, S, 0, E, n, 0,
-                               u + (size_t)r * ldu, S, 0, 1));
+      e = blas_step(s, gemm<T>(s->blas, false, true, S, n, n, G, S, 0, E, n, 0, uo, S, 0, 1));
+    if (e == cudaSuccess && uo != ur)
+      e = copy_step(s, ur, X, bytes, stream);
   }
   return e;
 }

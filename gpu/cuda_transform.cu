@@ -113,8 +113,27 @@ pscr_status solve_device_batch(TfState *s, int nrhs, const void *f, size_t ldf, 
 {
   pscr_status st = PSCR_SUCCESS;
   TF_BLAS(blas_bind(s->blas, s->blas_ws, cs));
-  for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++)
-    st = solve_one<T>(s, (const T *)f + (size_t)r * ldf, (T *)u + (size_t)r * ldu, cs);
+  // f and u are column-major operands of leading dimension n2 (2D) or n2
+  // n3 (3D): one that is not blas_aligned (a device batch's ld) goes
+  // through stage, which only host solves use, one at a time.
+  const size_t bytes = s->total * sizeof(T), ld = bytes / (size_t)s->n[0];
+  T *X = (T *)s->stage;
+  for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++) {
+    const T *fr = (const T *)f + (size_t)r * ldf;
+    T *ur = (T *)u + (size_t)r * ldu, *uo = blas_aligned(ur, ld) ? ur : X;
+    if (!blas_aligned(fr, ld)) {
+      const cudaError_t e = cudaMemcpyAsync(X, fr, bytes, cudaMemcpyDeviceToDevice, cs);
+      if (e != cudaSuccess)
+        return pscr_cuda_error(e, "cudaMemcpyAsync");
+      fr = X;
+    }
+    st = solve_one<T>(s, fr, uo, cs);
+    if (st == PSCR_SUCCESS && uo != ur) {
+      const cudaError_t e = cudaMemcpyAsync(ur, X, bytes, cudaMemcpyDeviceToDevice, cs);
+      if (e != cudaSuccess)
+        return pscr_cuda_error(e, "cudaMemcpyAsync");
+    }
+  }
   if (st || !s->singular)
     return st;
   // The pivots depend on the shifts only: the probe at upload knew.

@@ -10,6 +10,8 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 
+#include <stdint.h>
+
 #include <type_traits>
 
 #include "cuda_scalar.cuh"
@@ -28,6 +30,23 @@ inline cublasStatus_t blas_bind(cublasHandle_t h, void *ws, cudaStream_t cs)
   if (b == CUBLAS_STATUS_SUCCESS)
     b = cublasSetWorkspace(h, ws, BLAS_WORKSPACE);
   return b;
+}
+
+// cuBLAS chooses its kernels by its operands' alignment too: a device
+// batch with ldf = N + 3 gave its second right-hand side other bits than
+// its single solve (2D 64 x 12, R64, H200). The alignment that an operand
+// of leading dimension ld (ld_bytes) has at the start of an allocation is
+// the largest power of two dividing ld_bytes, at most 256 (cudaMalloc's);
+// an operand less aligned than that goes through an aligned buffer, so that
+// every right-hand side of a solve gets the kernels, and the bits, of a
+// single solve. (The vectors of a batch in one of the backend's own
+// buffers are apart by multiples of ld and never need it.)
+inline bool blas_aligned(const void *p, size_t ld_bytes)
+{
+  size_t a = 256;
+  while (a > 1 && ld_bytes % a != 0)
+    a >>= 1;
+  return (uintptr_t)p % a == 0;
 }
 
 // The cuBLAS routines and constants of scalar type T (its layout-compatible
