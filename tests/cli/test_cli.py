@@ -100,7 +100,7 @@ SPECS = {
         "--method": [("bogus", NOT_WORD), ("transform,x", NOT_WORD),
                      ("transform,reduction", "reduced dimension"),
                      ("auto,auto,auto", "more than 2 entries")],
-        "--planner": words("measure", ""),
+        "--planner": words("exhaustive", ""),
     }, [], ["-n", "31", "--repeat", "1", "--backend", "cpu", "--threads", "1", "--batch", "2",
             "--dtype", "float"], False),
     "pscr-pcg": (dict(PCG, **{"--threads": ints(1, 4096)}), ["--no-cg", "--test"],
@@ -152,7 +152,7 @@ SPECS = {
         "--repeat": ints(10, 1000000),
         "--device": ints(0, INT_MAX),
         "--copy-mib": ints(1, 65536),
-        "--planner": words("measure", ""),
+        "--planner": words("exhaustive", ""),
     }, ["--no-baselines"], ["--cases", "p2:31", "--repeat", "10", "--no-baselines",
                             "--copy-mib", "1"], True),
 }
