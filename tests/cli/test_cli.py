@@ -136,6 +136,7 @@ SPECS = {
         "--gpu-repeat": ints(1, 1000000),
         "--threads": ints(1, 4096),
         "--device": ints(0, INT_MAX),
+        "--planner": words("exhaustive", ""),
     }, ["--estimate", "--no-cpu", "--no-gpu", "--no-dense", "--no-gtsv"],
         ["--2d", "31", "--3d", "none", "--no-gpu", "--estimate", "--repeat", "1"], False),
     "pscr-baselines-check": ({}, [], [], False),
