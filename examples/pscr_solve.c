@@ -262,6 +262,9 @@ int main(int argc, char **argv)
   printf("\nlevels            %d", info.levels[0]);
   if (ndim == 3)
     printf(" x %d", info.levels[1]);
+  printf("\nplan memory       %.3g MB host", 1e-6 * (double)info.workspace_bytes);
+  if (info.backend == PSCR_BACKEND_CUDA)
+    printf(", %.3g MB device", 1e-6 * (double)info.device_bytes);
   printf("\nplan time         %.4f s\n", plan_time);
   for (int k = 0; k < info.ncandidates; k++) {
     const pscr_candidate *cd = &info.candidate[k];
