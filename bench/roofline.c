@@ -75,7 +75,8 @@ typedef struct rl_opts {
   const char *csv;
 } rl_opts;
 
-static const char *default_cases = "p2:1023,p2:2047,p2:4095,p2:8191,g2:4095,h2:1023,h2:4095,"
+static const char *default_cases = "p2:63,p2:127,p2:255,p2:511,p2:1023,p2:2047,p2:4095,p2:8191,"
+                                   "g2:4095,h2:1023,h2:4095,"
                                    "p3:63,p3:127,p3:255,p3:511,g3:255,h3:127,h3:255";
 
 static void usage(FILE *out)
