@@ -75,7 +75,8 @@ typedef struct rl_opts {
   const char *csv;
 } rl_opts;
 
-static const char *default_cases = "p2:1023,p2:2047,p2:4095,p2:8191,g2:4095,h2:1023,h2:4095,"
+static const char *default_cases = "p2:63,p2:127,p2:255,p2:511,p2:1023,p2:2047,p2:4095,p2:8191,"
+                                   "g2:4095,h2:1023,h2:4095,"
                                    "p3:63,p3:127,p3:255,p3:511,g3:255,h3:127,h3:255";
 
 static void usage(FILE *out)
@@ -83,12 +84,13 @@ static void usage(FILE *out)
   fprintf(out, "usage: pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]\n"
                "                     [--csv FILE] [--device D] [--no-baselines] "
                "[--copy-mib M]\n"
-               "                     [--planner none|estimate]\n"
+               "                     [--planner none|estimate|measure]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
                "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (none: the\n"
                "  reduction; estimate: the cost model's method per dimension, e.g. the dense\n"
-               "  transform in 3D); a transform plan's stages are not profiled and it has no\n"
+               "  transform in 3D; measure: the fastest of the timed candidates); a transform\n"
+               "  plan's stages are not profiled and it has no\n"
                "  level-3 (cuSPARSE) rows.\n"
                "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
                "FILE, 77 without a CUDA device.\n",
@@ -162,8 +164,8 @@ static int parse_args(int argc, char **argv, rl_opts *o)
     } else if (cli_is(&c, "--csv"))
       bad = !(o->csv = cli_value(&c));
     else if (cli_is(&c, "--planner")) {
-      static const char *const planners[] = {"none", "estimate"};
-      bad = cli_choice(&c, planners, 2, &o->planner);
+      static const char *const planners[] = {"none", "estimate", "measure"};
+      bad = cli_choice(&c, planners, 3, &o->planner);
     } else
       return cli_unknown(&c);
     if (bad)
@@ -284,7 +286,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CUDA;
   opts.device = o->device;
-  opts.planner = o->planner ? PSCR_PLANNER_ESTIMATE : PSCR_PLANNER_NONE;
+  opts.planner = (pscr_planner)o->planner; /* the order of planners[] */
   pscr_plan *plan = NULL;
   double t0 = cli_now(), med = -1, sum_ms = 0;
   pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,

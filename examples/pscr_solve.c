@@ -6,7 +6,7 @@
  *   pscr-solve [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]
  *              [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]
  *              [--threads T] [--repeat R] [--batch K] [--flags NAME,...]
- *              [--method M[,M]] [--planner none|estimate]
+ *              [--method M[,M]] [--planner none|estimate|measure]
  *
  * --dtype float solves in single precision (R32 / C32): the problem's
  * factors, shift and load are rounded to float first and the errors are
@@ -39,7 +39,7 @@ static void usage(FILE *out)
           "usage: " PROG " [--problem poisson|helmholtz] [--dim 2|3] [-n N] [--graded G]\n"
           "                  [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]\n"
           "                  [--threads T] [--repeat R] [--batch K] [--flags NAME,...]\n"
-          "                  [--method M[,M]] [--planner none|estimate]\n"
+          "                  [--method M[,M]] [--planner none|estimate|measure]\n"
           "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh (G in [0, 1)),\n"
           "          omega = 40, double, backend auto (CUDA when present), all threads\n"
           "          (T >= 1), 5 timed solves, one right-hand side, no flags\n"
@@ -48,9 +48,9 @@ static void usage(FILE *out)
           "--batch K: K right-hand sides in one pscr_solve_batch (time per right-hand side)\n"
           "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n"
           "--method: how dimension 1 (and 2 in 3D) is solved: auto, reduction (PSCR) or\n"
-          "          transform (dense eigenvector transform; CPU only), e.g. transform,reduction\n"
-          "--planner: how auto methods are chosen: none (the reduction, default) or\n"
-          "          estimate (the cost model)\n"
+          "          transform (dense eigenvector transform), e.g. transform,reduction\n"
+          "--planner: how auto methods are chosen: none (the reduction, default),\n"
+          "          estimate (the cost model) or measure (times each candidate)\n"
           "Exit status: 0, 1 on a library error, 2 on a bad command line.\n");
 }
 
@@ -67,7 +67,7 @@ int main(int argc, char **argv)
   static const char *const dtypes[] = {"double", "float"};
   static const char *const backends[] = {"auto", "cpu", "cuda"};
   static const char *const methods[] = {"auto", "reduction", "transform"};
-  static const char *const planners[] = {"none", "estimate"};
+  static const char *const planners[] = {"none", "estimate", "measure"};
   int planner = 0;
   static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
                                           PSCR_METHOD_TRANSFORM};
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     else if (cli_is(&c, "--flags"))
       bad = cli_flags(&c, &opts.flags);
     else if (cli_is(&c, "--planner"))
-      bad = cli_choice(&c, planners, 2, &planner);
+      bad = cli_choice(&c, planners, 3, &planner);
     else if (cli_is(&c, "--method")) {
       bad = cli_choice_seq(&c, methods, 3, method, 2, &nmethods);
       method_text = c.inline_val ? c.inline_val : c.argv[c.next - 1];
@@ -125,7 +125,7 @@ int main(int argc, char **argv)
                      method_text, nmethods, ndim, ndim - 1, ndim == 3 ? "s" : "");
   for (int d = 0; d < nmethods; d++)
     opts.method[d] = method_of[method[d]];
-  opts.planner = planner ? PSCR_PLANNER_ESTIMATE : PSCR_PLANNER_NONE;
+  opts.planner = (pscr_planner)planner; /* the order of planners[] */
   if (n == 0)
     n = ndim == 3 ? 127 : 1023;
   opts.backend = backend_of[backend];
@@ -262,7 +262,22 @@ int main(int argc, char **argv)
   printf("\nlevels            %d", info.levels[0]);
   if (ndim == 3)
     printf(" x %d", info.levels[1]);
+  printf("\nplan memory       %.3g MB host", 1e-6 * (double)info.workspace_bytes);
+  if (info.backend == PSCR_BACKEND_CUDA)
+    printf(", %.3g MB device", 1e-6 * (double)info.device_bytes);
   printf("\nplan time         %.4f s\n", plan_time);
+  for (int k = 0; k < info.ncandidates; k++) {
+    const pscr_candidate *cd = &info.candidate[k];
+    printf("%s %-9s", k ? "                 " : "candidates       ", methods[cd->method[0]]);
+    if (ndim == 3)
+      printf(" x %-9s", methods[cd->method[1]]);
+    printf(" estimate %.3e s", cd->estimate_seconds);
+    if (cd->measured_seconds > 0)
+      printf(", measured %.3e s", cd->measured_seconds);
+    if (cd->status)
+      printf(", not taken: %s", cd->reason);
+    printf("%s\n", k == info.chosen ? "  (chosen)" : "");
+  }
   if (nrhs == 1)
     printf("solve time        %.4f s (median of %d, min %.4f s)\n", times[repeat / 2], repeat,
            times[0]);

@@ -170,12 +170,21 @@ typedef enum pscr_method {
    * = Lambda, W^T M W = I, applied by two matrix products (GEMM) around
    * the n decoupled problems of the remaining dimensions, each with its
    * own shift c + lambda_k. 4 n flops per unknown and n^2 entries of W
-   * (n = 8191 complex: 1 GiB). CPU backend only in this version.
+   * (n = 8191 complex: 1 GiB).
    */
   PSCR_METHOD_TRANSFORM = 2
 } pscr_method;
 
-/** How PSCR_METHOD_AUTO dimensions are resolved (pscr_options.planner; new in 0.2). */
+/**
+ * How PSCR_METHOD_AUTO dimensions are resolved (pscr_options.planner; new
+ * in 0.2). The planners choose among the vectors that the plan's backend
+ * takes, whose eigenvectors fit in a quarter of the host's memory and whose
+ * transforms are accurate: a transformed dimension is eligible only while
+ * its eigenvectors pass the plan's probe (pscr_info.transform_defect at
+ * most 100 n_d eps, ten times the bound the reduction's eigen blocks
+ * meet). pscr_info.candidate says what each vector cost, or why it was not
+ * taken.
+ */
 typedef enum pscr_planner {
   /** AUTO is PSCR_METHOD_REDUCTION (the behaviour before methods existed). */
   PSCR_PLANNER_NONE = 0,
@@ -183,11 +192,24 @@ typedef enum pscr_planner {
    * Each AUTO dimension takes the method of the vector that the plan's cost
    * model expects to solve fastest: the transforms' products at the
    * backend's product rate, every other modelled byte at its byte rate
-   * (constants measured per device kind, docs/performance.md), among the
-   * vectors the backend takes and whose eigenvectors fit in a quarter of
-   * the host's memory. Costs no solve and no eigenproblem.
+   * (constants measured per device kind, docs/performance.md). Costs no
+   * solve and one eigenproblem per dimension (a second where a transform
+   * fails the probe and the dimension falls back to the reduction).
    */
-  PSCR_PLANNER_ESTIMATE = 1
+  PSCR_PLANNER_ESTIMATE = 1,
+  /**
+   * Builds the plan of each eligible vector and times its solves on the
+   * plan's backend and threads (CUDA: device arrays, CUDA events), cheapest
+   * estimate first: one untimed solve, then the median of three timed ones.
+   * A clear loser is cut short: after its untimed solve where that took
+   * over three times the best median so far (its time then is that
+   * solve's), after one timed solve where that took over 1.25 times the
+   * best. Keeps the fastest. A candidate that fails to build or to solve is skipped and
+   * reported in pscr_info.candidate; the plan fails only when every one
+   * does. At most two plans exist at a time (the best so far and the
+   * candidate), so the peak memory is about twice a plan's.
+   */
+  PSCR_PLANNER_MEASURE = 2
 } pscr_planner;
 
 /**
@@ -246,7 +268,11 @@ typedef struct pscr_pencil {
   X(PSCR_FLAG_CUDA_FUSE_ALL, 1u << 17, "cuda-fuse-all",                        \
     "CUDA 2D: the weighted sums inside level 3 on every level whose kernel fits") \
   X(PSCR_FLAG_TEST_CUDA_SLAB_1000, 1u << 24, "test-cuda-slab-1000",            \
-    "CUDA: refuse 3D problems with n2*n3 > 1000 (tests AUTO's CPU fallback on small plans)")
+    "CUDA: refuse 3D problems with n2*n3 > 1000 (tests AUTO's CPU fallback on small plans)") \
+  X(PSCR_FLAG_TEST_TRANSFORM_PROBE_FAILS, 1u << 25, "test-transform-probe-fails",      \
+    "planners: count every transform of an AUTO dimension as failing its accuracy probe") \
+  X(PSCR_FLAG_TEST_MEASURE_TRANSFORM_FAILS, 1u << 26, "test-measure-transform-fails", \
+    "MEASURE: fail the timed solves of every vector with a transform (tests the skip)")
 
 #define PSCR_FLAG_ENUM_(name, bit, cli, text) name = (int)(bit),
 /** Bits of pscr_options.flags (values are part of the ABI). */
@@ -305,12 +331,12 @@ typedef struct pscr_options {
    * The method of each reduced dimension: method[0] for dimension 1,
    * method[1] for dimension 2 of a 3D plan (it must be AUTO in 2D). Default
    * AUTO. Other values, or a method[1] other than AUTO in 2D:
-   * PSCR_ERROR_INVALID_VALUE. PSCR_METHOD_TRANSFORM with the CUDA backend:
-   * PSCR_ERROR_NOT_SUPPORTED (AUTO backend: the CPU takes it). New in 0.2.
+   * PSCR_ERROR_INVALID_VALUE. A forced TRANSFORM whose eigenvectors do
+   * not fit in memory: PSCR_ERROR_HOST_ALLOC (or _DEVICE_ALLOC). New in 0.2.
    */
   pscr_method method[2];
-  /** How AUTO entries of method are resolved; default PSCR_PLANNER_NONE.
-      Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2. */
+  /** How AUTO entries of method are resolved (pscr_planner); default
+      PSCR_PLANNER_NONE. Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2. */
   pscr_planner planner;
 } pscr_options;
 
@@ -543,6 +569,25 @@ typedef struct pscr_cost {
   double launches; /**< kernel launches and copies (CPU: the same passes) */
 } pscr_cost;
 
+/** One method vector a planner considered (pscr_info.candidate; new in 0.2). */
+typedef struct pscr_candidate {
+  /** REDUCTION or TRANSFORM per reduced dimension (AUTO for dimension 2 of a 2D plan). */
+  pscr_method method[2];
+  /**
+   * PSCR_SUCCESS for a vector that was eligible (and, under MEASURE,
+   * timed); otherwise why it was not taken: PSCR_ERROR_NOT_SUPPORTED (the
+   * backend does not take it, or its eigenvectors would take over a
+   * quarter of the host's memory), PSCR_ERROR_EIGEN_FAILED (an eigensolve
+   * failed, or a transform failed its accuracy probe), an _ALLOC status,
+   * or whatever its plan or solve returned (MEASURE).
+   */
+  pscr_status status;
+  /** Why, when status is not PSCR_SUCCESS (the error message, shortened). */
+  char reason[160];
+  double estimate_seconds; /**< the cost model's time of one solve; 0 where not estimated */
+  double measured_seconds; /**< MEASURE: median seconds of one timed solve; 0 otherwise */
+} pscr_candidate;
+
 /** What a plan is, as built (pscr_plan_info). */
 typedef struct pscr_info {
   /** Bytes of this struct that pscr_plan_info filled: the caller's
@@ -643,6 +688,25 @@ typedef struct pscr_info {
   /** The method of each reduced dimension (REDUCTION or TRANSFORM; AUTO for
       dimension 2 of a 2D plan). New in 0.2. */
   pscr_method method[2];
+  /**
+   * The eigenvectors' defect of each transformed dimension d, measured at
+   * plan creation by a probe with a random vector z (the same every time):
+   * the larger of |W^T M W z - z| / |z| and |A W z - M W Lambda z| /
+   * ((|A| + max|lambda| |M|) |W z|), 2-norms, |A| the largest row sum. It
+   * bounds what the transform adds to a solve's backward error. 0 for a
+   * reduced dimension. New in 0.2.
+   */
+  double transform_defect[2];
+  /** Vectors the planner considered (0 with PSCR_PLANNER_NONE or no AUTO
+      dimension), in candidate[0 .. ncandidates-1]. New in 0.2. */
+  int ncandidates;
+  /** Index in candidate of the plan's own vector; -1 when ncandidates is 0. */
+  int chosen;
+  /** What the planner knew of each vector (ESTIMATE, MEASURE). New in 0.2. */
+  pscr_candidate candidate[4];
+  /** Wall time of pscr_plan_create, seconds (all of MEASURE's plans and
+      solves included). New in 0.2. */
+  double plan_seconds;
 } pscr_info;
 
 /**

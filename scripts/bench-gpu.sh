@@ -22,8 +22,9 @@
 #   -c COMMIT the commit to record where the tree's git metadata is not its
 #             own (a copy of a tree); default: git's HEAD, "+modified" when
 #             tracked files outside bench/results and docs differ from it
-#   -p PLANNER pscr-roofline's --planner (none, the default, or estimate:
-#             pscr's method per dimension by the cost model)
+#   -p PLANNER pscr-roofline's --planner (none, the default; estimate:
+#             pscr's method per dimension by the cost model; measure: the
+#             fastest of the timed candidates)
 #
 # Exit status: 0, or the first failing tool's (its partial output is kept
 # and its README row says so).

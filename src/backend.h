@@ -41,6 +41,13 @@ typedef struct pscr_backend_ops {
      backend has none). */
   pscr_status (*solve_profile)(struct pscr_plan *plan, const void *f, void *u, void *stream,
                                double *ms);
+  /* PSCR_PLANNER_MEASURE: up to max solves, back to back, each one's
+     seconds into seconds[] (*done of them), asking more(ctx, seconds,
+     done) after each whether to go on; on the backend's own arrays (device
+     arrays on the CUDA backend) holding pscr_plan_probe_values, with the
+     threads a solve would take now. NULL: the backend cannot time. */
+  pscr_status (*time_solves)(struct pscr_plan *plan, int max, double *seconds, int *done,
+                             int (*more)(void *ctx, const double *seconds, int done), void *ctx);
   /* The rules of the cost model for this plan (cost.h). */
   void (*cost_rules)(const struct pscr_plan *plan, pscr_cost_rules *rules);
   /* The backend's fields of pscr_info (level3_*, cuda_early_launch); the

@@ -167,6 +167,49 @@ static pscr_status pscr_cpu_solve(pscr_plan *p, const void *f, void *u)
   return st;
 }
 
+/* MEASURE's timing (backend.h): the team a solve would take now, that of
+   the work capped by the idle cores (as pscr_team_choice tries it), on
+   the fixed probe values. */
+static pscr_status pscr_cpu_time_solves(pscr_plan *p, int max, double *seconds, int *done,
+                                        int (*more)(void *ctx, const double *seconds, int done),
+                                        void *ctx)
+{
+  pscr_cpu_ws *ws = p->backend_data;
+  *done = 0;
+  int nt = ws->team.work_size;
+  const int idle = ws->team.fixed ? -1 : pscr_team_idle_cores();
+  if (idle >= 0 && nt > idle + 1)
+    nt = idle + 1;
+  void *f = malloc(p->total * p->elem), *u = malloc(p->total * p->elem);
+  pscr_status st = PSCR_SUCCESS;
+  if (!f || !u) {
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate two vectors of %zu bytes to time",
+                    p->total * p->elem);
+    goto out;
+  }
+  pscr_plan_probe_values(p, f);
+  while (*done < max) {
+    const double t0 = omp_get_wtime();
+    switch (p->dtype) {
+    case PSCR_R64: st = cpu_solve_d(p, f, u, nt); break;
+    case PSCR_C64: st = cpu_solve_z(p, f, u, nt); break;
+    case PSCR_R32: st = cpu_solve_s(p, f, u, nt); break;
+    default: st = cpu_solve_c(p, f, u, nt); break;
+    }
+    seconds[(*done)++] = omp_get_wtime() - t0;
+    /* A probe that meets a singular pivot still times the solve. */
+    if (st && st != PSCR_ERROR_SINGULAR)
+      break;
+    st = PSCR_SUCCESS;
+    if (!more(ctx, seconds, *done))
+      break;
+  }
+out:
+  free(f);
+  free(u);
+  return st;
+}
+
 /*
  * A batch is a loop of single solves: each already spreads over the plan's
  * threads, and every u_r is then bitwise that of pscr_solve. A singular
@@ -240,6 +283,7 @@ const pscr_backend_ops pscr_cpu_backend = {
     .solve_batch = pscr_cpu_solve_batch,
     .solve_device_batch = NULL,
     .solve_profile = NULL,
+    .time_solves = pscr_cpu_time_solves,
     .cost_rules = pscr_cpu_cost_rules,
     .info = pscr_cpu_info,
     .destroy = pscr_cpu_destroy,

@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cost.h"
 #include "eigen.h"
@@ -124,9 +123,11 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
                         "_TRANSFORM (2)",
                         d, m);
   }
-  if (opts->planner != PSCR_PLANNER_NONE && opts->planner != PSCR_PLANNER_ESTIMATE)
+  if (opts->planner != PSCR_PLANNER_NONE && opts->planner != PSCR_PLANNER_ESTIMATE &&
+      opts->planner != PSCR_PLANNER_MEASURE)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
-                      "planner is %d, must be PSCR_PLANNER_NONE (0) or PSCR_PLANNER_ESTIMATE (1)",
+                      "planner is %d, must be PSCR_PLANNER_NONE (0), _ESTIMATE (1) or "
+                      "_MEASURE (2)",
                       (int)opts->planner);
   if (ndim == 2 && opts->method[1] != PSCR_METHOD_AUTO)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
@@ -504,93 +505,16 @@ static pscr_status pscr_dimension_storage(pscr_plan *p, int d)
   return PSCR_SUCCESS;
 }
 
-/* Whether the n x n eigenvectors of a transform of dimension d fit: at
-   most a quarter of the host's physical memory (W is n^2 entries: 8191
-   complex is 1 GiB). */
-static int pscr_transform_fits(const pscr_plan *p, int d)
-{
-  const double bytes = (double)p->n[d] * (double)p->n[d] * (double)p->celem;
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages <= 0 || page <= 0)
-    return bytes < 1e30;
-  return bytes <= 0.25 * (double)pages * (double)page;
-}
-
-/*
- * The planner: with PSCR_PLANNER_ESTIMATE each PSCR_METHOD_AUTO dimension
- * takes the reduction or the transform, whichever vector the cost model
- * (pscr_cost_seconds, the backend's rates) expects to solve fastest, among
- * the vectors the backend accepts and whose transforms fit in memory; with
- * PSCR_PLANNER_NONE it takes the reduction. The levels of every dimension
- * not forced to a transform exist on entry; a dimension that becomes a
- * transform loses its levels.
- */
-static pscr_status pscr_choose_methods(pscr_plan *p)
-{
-  int autos[2], na = 0;
-  for (int d = 0; d < p->ndim - 1; d++)
-    if (p->method[d] == PSCR_METHOD_AUTO) {
-      if (p->opts.planner == PSCR_PLANNER_ESTIMATE)
-        autos[na++] = d;
-      else
-        p->method[d] = PSCR_METHOD_REDUCTION;
-    }
-  const pscr_method given[2] = {p->method[0], p->method[1]};
-  pscr_method cand[4][2];
-  int ncand = 0;
-  char why[200] = "";
-  for (int mask = 0; mask < (1 << na); mask++) {
-    pscr_method m[2] = {given[0], given[1]};
-    int fits = 1;
-    for (int j = 0; j < na; j++) {
-      m[autos[j]] = (mask >> j & 1) ? PSCR_METHOD_TRANSFORM : PSCR_METHOD_REDUCTION;
-      fits &= m[autos[j]] == PSCR_METHOD_REDUCTION || pscr_transform_fits(p, autos[j]);
-    }
-    p->method[0] = m[0];
-    p->method[1] = m[1];
-    if (fits && (!p->ops->accepts || p->ops->accepts(p, why, sizeof why))) {
-      cand[ncand][0] = m[0];
-      cand[ncand][1] = m[1];
-      ncand++;
-    }
-  }
-  /* One candidate needs no estimate (a CUDA plan: its rules need the
-     backend's setup, which the methods decide). The all-reduction vector
-     (mask 0) is always accepted where any is. */
-  int pick = 0;
-  if (ncand > 1) {
-    double best_t = 0;
-    for (int k = 0; k < ncand; k++) {
-      p->method[0] = cand[k][0];
-      p->method[1] = cand[k][1];
-      pscr_cost_rules rules;
-      p->ops->cost_rules(p, &rules);
-      const double t = pscr_cost_seconds(p, &rules);
-      if (k == 0 || t < best_t) {
-        best_t = t;
-        pick = k;
-      }
-    }
-  }
-  if (ncand == 0)
-    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "no method vector fits: %s", why);
-  p->method[0] = cand[pick][0];
-  p->method[1] = cand[pick][1];
-  for (int d = 0; d < p->ndim - 1; d++)
-    if (p->method[d] == PSCR_METHOD_TRANSFORM && p->lv[d].level) {
-      p->host_bytes -= p->lv[d].bytes;
-      pscr_levels_free(&p->lv[d]);
-    }
-  return PSCR_SUCCESS;
-}
-
 /* Eigen data of dimension d for every block of every level. */
 static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
 {
   if (p->method[d] == PSCR_METHOD_TRANSFORM) {
     const pscr_status st =
         pscr_pencil_eigen(p, d, 0, p->n[d], p->n[d], NULL, p->lambda[d], p->w[d]);
-    return st ? PSCR_ERROR(st, "%s (pencil %d, its transform)", pscr_last_error(), d + 1) : st;
+    if (st)
+      return PSCR_ERROR(st, "%s (pencil %d, its transform)", pscr_last_error(), d + 1);
+    p->defect[d] = pscr_transform_defect(p, d);
+    return PSCR_SUCCESS;
   }
   const pscr_levels *lv = &p->lv[d];
   size_t ntask = 0;
@@ -748,53 +672,51 @@ static pscr_status pscr_select_backend(pscr_plan *p)
   return PSCR_SUCCESS;
 }
 
-pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
-                             const pscr_pencil *pencils, const void *shift,
-                             const pscr_options *opts)
+pscr_status pscr_plan_build(pscr_plan **plan, const pscr_plan_args *a, const pscr_options *o,
+                            int skeleton)
 {
-  pscr_error_clear();
-  if (plan)
-    *plan = NULL;
-  pscr_options o;
-  pscr_status st = pscr_options_read(opts, &o);
-  if (st == PSCR_SUCCESS)
-    st = pscr_validate(plan, dtype, ndim, pencils, shift, &o);
-  if (st)
-    return st;
+  *plan = NULL;
   pscr_plan *p = calloc(1, sizeof *p);
   if (!p)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the plan object");
-  p->dtype = dtype;
-  p->cplx = pscr_dtype_complex(dtype);
-  p->single = dtype == PSCR_R32 || dtype == PSCR_C32;
+  const int ndim = a->ndim;
+  p->dtype = a->dtype;
+  p->cplx = pscr_dtype_complex(a->dtype);
+  p->single = a->dtype == PSCR_R32 || a->dtype == PSCR_C32;
   p->ndim = ndim;
-  p->elem = pscr_dtype_elem(dtype);
+  p->elem = pscr_dtype_elem(a->dtype);
   p->celem = p->cplx ? sizeof(pscr_z) : sizeof(double);
   p->total = 1;
   p->n[2] = 1;
   for (int d = 0; d < ndim; d++) {
-    p->n[d] = pencils[d].n;
-    p->total *= (size_t)pencils[d].n;
+    p->n[d] = a->pencils[d].n;
+    p->total *= (size_t)a->pencils[d].n;
   }
-  p->opts = o;
+  p->opts = *o;
+  p->chosen = -1;
   /* AUTO entries are resolved by pscr_choose_methods once the backend is
      known. */
   for (int d = 0; d < ndim - 1; d++)
-    p->method[d] = o.method[d];
+    p->method[d] = o->method[d];
   p->nthreads = p->opts.num_threads > 0 ? p->opts.num_threads : omp_get_max_threads();
-  pscr_z c = pscr_load(dtype, shift, 0);
+  pscr_z c = pscr_load(a->dtype, a->shift, 0);
   p->shift[0] = creal(c);
   p->shift[1] = cimag(c);
 
   /* Everything is allocated before the (expensive) eigen stage, so a plan
      too large for memory fails at once. */
-  if ((st = pscr_select_backend(p)) || (st = pscr_copy_factors(p, pencils)))
+  pscr_status st;
+  if ((st = pscr_select_backend(p)) || (st = pscr_copy_factors(p, a->pencils)))
     goto out_destroy;
   for (int d = 0; d < ndim - 1; d++)
     if (p->method[d] != PSCR_METHOD_TRANSFORM && (st = pscr_dimension_levels(p, d)))
       goto out_destroy;
   if ((st = pscr_choose_methods(p)))
     goto out_destroy;
+  if (skeleton) {
+    *plan = p;
+    return PSCR_SUCCESS;
+  }
   for (int d = 0; d < ndim - 1; d++)
     if ((st = pscr_dimension_storage(p, d)))
       goto out_destroy;
@@ -813,6 +735,45 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
 out_destroy:
   pscr_plan_destroy(p);
   return st;
+}
+
+pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                             const pscr_pencil *pencils, const void *shift,
+                             const pscr_options *opts)
+{
+  pscr_error_clear();
+  if (plan)
+    *plan = NULL;
+  pscr_options o;
+  pscr_status st = pscr_options_read(opts, &o);
+  if (st == PSCR_SUCCESS)
+    st = pscr_validate(plan, dtype, ndim, pencils, shift, &o);
+  if (st)
+    return st;
+  const double t0 = omp_get_wtime();
+  const pscr_plan_args a = {dtype, ndim, pencils, shift};
+  st = pscr_plan_planned(plan, &a, &o);
+  if (st == PSCR_SUCCESS)
+    (*plan)->plan_seconds = omp_get_wtime() - t0;
+  return st;
+}
+
+/* Fixed values in [-1, 1) from a 64-bit mixing hash of the index: the same
+   on every call, no state, no correlation between neighbours. */
+void pscr_plan_probe_values(const pscr_plan *p, void *f)
+{
+  const size_t words = p->total * (p->cplx ? 2 : 1);
+  for (size_t t = 0; t < words; t++) {
+    uint64_t x = (uint64_t)t * 0x9e3779b97f4a7c15u + 0x2545f4914f6cdd1du;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
+    x ^= x >> 31;
+    const double v = (double)(x >> 11) * 0x1.0p-52 - 1.0;
+    if (p->single)
+      ((float *)f)[t] = (float)v;
+    else
+      ((double *)f)[t] = v;
+  }
 }
 
 void pscr_plan_destroy(pscr_plan *p)
@@ -852,7 +813,12 @@ pscr_status pscr_plan_info_size(const pscr_plan *p, pscr_info *out, size_t size)
     info->levels[d] = p->lv[d].k;
     info->eigenpairs += p->method[d] == PSCR_METHOD_TRANSFORM ? (size_t)p->n[d] : p->lv[d].neig;
     info->method[d] = p->method[d];
+    info->transform_defect[d] = p->defect[d];
   }
+  info->ncandidates = p->ncand;
+  info->chosen = p->chosen;
+  memcpy(info->candidate, p->cand, sizeof info->candidate);
+  info->plan_seconds = p->plan_seconds;
   info->workspace_bytes = p->host_bytes;
   info->device_bytes = p->device_bytes;
   p->ops->info(p, info);

@@ -55,7 +55,41 @@ struct pscr_plan {
   void *backend_data;
 
   size_t host_bytes, device_bytes;
+
+  /* The planner's record (planner.c; pscr_info.candidate, .chosen). */
+  int ncand, chosen;
+  pscr_candidate cand[4];
+  /* The accuracy probe of each transformed dimension (pscr_transform_defect). */
+  double defect[2];
+  double plan_seconds;
 };
+
+/* What pscr_plan_create was given, validated. */
+typedef struct pscr_plan_args {
+  pscr_dtype dtype;
+  int ndim;
+  const pscr_pencil *pencils;
+  const void *shift;
+} pscr_plan_args;
+
+/* Build a plan of a's problem with options o (validated), its AUTO methods
+   resolved by pscr_choose_methods. skeleton: stop once the methods are
+   chosen (backend selected, factors and levels in place; no eigenproblem,
+   no backend setup): the planners read the candidates from it. */
+pscr_status pscr_plan_build(pscr_plan **plan, const pscr_plan_args *a, const pscr_options *o,
+                            int skeleton);
+
+/* planner.c: resolve p->method's AUTO entries (the levels of every
+   dimension not forced to a transform exist on entry) and record the
+   candidates; plan a's problem with the planner of o; the probe of a
+   transformed dimension's eigenvectors. */
+pscr_status pscr_choose_methods(pscr_plan *p);
+pscr_status pscr_plan_planned(pscr_plan **plan, const pscr_plan_args *a, const pscr_options *o);
+double pscr_transform_defect(const pscr_plan *p, int d);
+
+/* Fill f (p->total entries of p's dtype) with the fixed values that
+   MEASURE's timed solves use. */
+void pscr_plan_probe_values(const pscr_plan *p, void *f);
 
 /* Slab length below dimension d: prod_{e > d} n_e. */
 static inline size_t pscr_plan_slab(const pscr_plan *p, int d)

@@ -76,7 +76,7 @@
 typedef struct options {
   int sizes[2][MAX_SIZES]; /* [0]: 2D, [1]: 3D */
   int nsizes[2];
-  int repeat, gpu_repeat, threads, measure, cpu, gpu, dense, gtsv, device;
+  int repeat, gpu_repeat, threads, measure, cpu, gpu, dense, gtsv, device, planner;
   const char *csv; /* --csv FILE, or NULL */
 } options;
 
@@ -88,8 +88,10 @@ static void usage(FILE *out)
   fprintf(out, "usage: pscr-baselines [--2d N,N,..|none] [--3d N,N,..|none] [--repeat R]\n"
                "                      [--gpu-repeat R] [--threads T] [--estimate]\n"
                "                      [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv]\n"
-               "                      [--device D] [--csv FILE]\n"
+               "                      [--device D] [--csv FILE] [--planner none|estimate|measure]\n"
                "  N in 1..1048576, at most %d sizes; R >= 1; T >= 1 (default all); D >= 0.\n"
+               "  --planner: pscr_options.planner of pscr's CPU plans (default none: the\n"
+               "  reduction); the note names the method per dimension.\n"
                "Exit status: 0, 1 when a row failed, 2 on a bad command line or an\n"
                "unwritable FILE.\n",
           MAX_SIZES);
@@ -142,7 +144,10 @@ static int parse_args(int argc, char **argv, options *o)
       bad = cli_int(&c, 0, INT_MAX, &o->device);
     else if (cli_is(&c, "--csv"))
       bad = !(o->csv = cli_value(&c));
-    else
+    else if (cli_is(&c, "--planner")) {
+      static const char *const planners[] = {"none", "estimate", "measure"};
+      bad = cli_choice(&c, planners, 3, &o->planner);
+    } else
       return cli_unknown(&c);
     if (bad)
       return CLI_USAGE;
@@ -253,6 +258,7 @@ static int run_pscr_cpu(bl_case *c, const options *o, const char *prob, int n, d
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CPU;
   opts.num_threads = o->threads;
+  opts.planner = (pscr_planner)o->planner; /* the order of planners[] */
   pscr_plan *plan = NULL;
   pscr_info info;
   double *t = malloc((size_t)o->repeat * sizeof *t), t0 = cli_now();
@@ -278,8 +284,12 @@ static int run_pscr_cpu(bl_case *c, const options *o, const char *prob, int n, d
   const double berr = backward_error(c);
   failed = !(berr <= fmax(1e-13, 10.0 * n * DBL_EPSILON));
   *ms = t[o->repeat / 2];
-  print_row(prob, n, "pscr", info.num_threads, plan_ms, *ms, t[0], berr,
-            failed ? "FAIL: backward error" : "CPU backend");
+  char note[64];
+  snprintf(note, sizeof note, "%sCPU backend, methods %c%s",
+           failed ? "FAIL: backward error; " : "",
+           info.method[0] == PSCR_METHOD_TRANSFORM ? 'T' : 'R',
+           c->pb->ndim == 3 ? (info.method[1] == PSCR_METHOD_TRANSFORM ? "T" : "R") : "");
+  print_row(prob, n, "pscr", info.num_threads, plan_ms, *ms, t[0], berr, note);
 out:
   pscr_plan_destroy(plan);
   free(t);

@@ -124,7 +124,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                      {5, 0}, {0, 2}, {2, 1}, {0, 0}};
     opts.method[0] = (pscr_method)method[(shift_code >> 5) & 7][0];
     opts.method[1] = (pscr_method)method[(shift_code >> 5) & 7][1];
-    opts.planner = (pscr_planner)((mode >> 2) % 3); /* 2 is invalid */
+    opts.planner = (pscr_planner)((mode >> 2) % 4); /* 3 is invalid */
   }
 
   /* Pencils: arrays sized as the contract requires (at least 1 entry). */
