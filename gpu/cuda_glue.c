@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_backend.h"
+#include "cuda_time.h"
 #include "cuda_transform.h"
 #include "error.h"
 #include "plan.h"
@@ -389,6 +390,32 @@ static void pscr_cuda_destroy(pscr_plan *p)
   p->backend_data = NULL;
 }
 
+/* MEASURE's timing (backend.h): the plan's own device solve on device
+   arrays holding the probe values, timed by CUDA events (cuda_time.cu). */
+static pscr_status pscr_cuda_solve_device_fn(void *plan, const void *f, void *u, void *stream)
+{
+  return pscr_cuda_solve_device((pscr_plan *)plan, f, u, stream);
+}
+
+static pscr_status pscr_cuda_time(pscr_plan *p, int max, double *seconds, int *done,
+                                  int (*more)(void *ctx, const double *seconds, int done),
+                                  void *ctx)
+{
+  *done = 0;
+  const size_t bytes = p->total * p->elem;
+  void *host_f = malloc(bytes);
+  if (!host_f)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate %zu bytes to time", bytes);
+  pscr_plan_probe_values(p, host_f);
+  const int saved = pscr_cuda_current_device();
+  const pscr_status st = pscr_cuda_time_solves(p->opts.device, bytes, host_f,
+                                               pscr_cuda_solve_device_fn, p, max, seconds, done,
+                                               more, ctx);
+  pscr_cuda_restore_device(saved);
+  free(host_f);
+  return st;
+}
+
 static const pscr_backend_ops pscr_cuda_ops = {
     .name = "cuda",
     .accepts = pscr_cuda_accepts,
@@ -399,6 +426,7 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .solve_batch = pscr_cuda_solve_batch,
     .solve_device_batch = pscr_cuda_solve_device_batch,
     .solve_profile = pscr_cuda_solve_profile,
+    .time_solves = pscr_cuda_time,
     .cost_rules = pscr_cuda_cost_rules,
     .info = pscr_cuda_info,
     .destroy = pscr_cuda_destroy,
