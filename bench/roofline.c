@@ -276,6 +276,25 @@ static double problem_berr(rl_problem *p, const double *u)
 
 /* The pscr rows of one case; returns the device solve median (ms), or a
    negative value when the case failed. */
+/* What the planner knew (pscr_info.candidate), one line per vector. */
+static void print_candidates(const rl_case *c, const pscr_info *info)
+{
+  static const char *const name[] = {"auto", "reduction", "transform"};
+  if (info->ncandidates > 0)
+    printf("  planned in %.1f ms:\n", 1e3 * info->plan_seconds);
+  for (int k = 0; k < info->ncandidates; k++) {
+    const pscr_candidate *cd = &info->candidate[k];
+    printf("    candidate %-9s%s%-9s estimate %8.3f ms", name[cd->method[0]],
+           c->ndim == 3 ? " x " : "", c->ndim == 3 ? name[cd->method[1]] : "",
+           1e3 * cd->estimate_seconds);
+    if (cd->measured_seconds > 0)
+      printf("  measured %8.3f ms", 1e3 * cd->measured_seconds);
+    if (cd->status)
+      printf("  not taken: %.80s", cd->reason);
+    printf("%s\n", k == info->chosen ? "  (chosen)" : "");
+  }
+}
+
 static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const roof *r,
                        FILE *csv, pscr_info *info, double *stage_ms, pscr_plan **plan_out,
                        int *failed)
@@ -308,8 +327,9 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
     snprintf(msg, sizeof msg, "%s", t.msg);
     goto fail;
   }
-  /* A transform plan (every reduced dimension) has no stage profile yet. */
-  const int transform = info->method[0] == PSCR_METHOD_TRANSFORM;
+  /* A plan with a transformed dimension has no stage profile yet. */
+  const int transform =
+      info->method[0] == PSCR_METHOD_TRANSFORM || info->method[1] == PSCR_METHOD_TRANSFORM;
   if (!transform && (st = gpu_profile_solve(plan, o->device, p->pb->dtype, p->N, p->b, o->repeat,
                                             stage_ms, &sum_ms, msg, sizeof msg)))
     goto fail;
@@ -328,11 +348,15 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   csv_line(csv, c, dtype, "run", "pscr-min-bytes", NAN, med, NAN, tot->flops, info->min_bytes, r,
            med, NAN);
   if (transform) {
-    printf("  method: dense transform of every reduced dimension (cuBLAS products, Thomas "
-           "along the last); stages not profiled\n");
+    static const char *const name[] = {"auto", "reduction", "transform"};
+    printf("  methods: %s%s%s (transforms: cuBLAS products); stages not profiled", name[info->method[0]],
+           c->ndim == 3 ? " x " : "", c->ndim == 3 ? name[info->method[1]] : "");
+    printf("\n");
+    print_candidates(c, info);
     *plan_out = plan;
     return med;
   }
+  print_candidates(c, info);
   printf("  stages (profiled, sum %.3f ms; level 3: M = %d rows/thread, P = %d):\n", sum_ms,
          info->level3_rows_per_thread, info->level3_threads_per_system);
   for (int k = 0; k < PSCR_STAGE_COUNT; k++) {
@@ -541,7 +565,8 @@ int main(int argc, char **argv)
         run_cufft(c, &p, &o, &r, pscr_ms, csv, &failed);
       if (c->kind == PSCR_PROBLEM_POISSON)
         run_dense(c, &p, &o, &r, pscr_ms, csv, &failed);
-      if (info.method[0] != PSCR_METHOD_TRANSFORM) /* level-3 rows mirror the reduction's */
+      if (info.method[0] != PSCR_METHOD_TRANSFORM &&
+          info.method[1] != PSCR_METHOD_TRANSFORM) /* level-3 rows mirror the reduction's */
         run_gtsv(c, plan, cli_dtype_name(p.pb->dtype), &o, &r, stage_ms[PSCR_STAGE_LEVEL3], csv,
                  &failed);
     }

@@ -273,15 +273,17 @@ double pscr_cost_seconds(const pscr_plan *p, const pscr_cost_rules *rules)
   w.product = product;
   rules->other(rules->ctx, (double)p->total, w.es, &cost[PSCR_STAGE_OTHER]);
   walk_dim(&w, 0, 1);
-  double bytes = -product[1] - product[2];
-  for (int k = 0; k < PSCR_STAGE_COUNT; k++)
+  double bytes = -product[1] - product[2], launches = 0;
+  for (int k = 0; k < PSCR_STAGE_COUNT; k++) {
     bytes += cost[k].bytes;
+    launches += cost[k].launches;
+  }
   /* A transform's Thomas pass takes at least its chain of dependent steps:
      with few systems (2D: n1 of them) the latency, not the bytes, bounds
      it. */
   const double thomas = product[2] / rules->byte_rate, chain = product[3] * rules->step_seconds;
   return product[0] / rules->product_rate + bytes / rules->byte_rate +
-         (thomas > chain ? thomas : chain);
+         (thomas > chain ? thomas : chain) + launches * rules->launch_seconds;
 }
 
 /* Counted by the forward reduction, which fuses whenever the back

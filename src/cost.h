@@ -62,9 +62,10 @@ typedef struct pscr_cost_rules {
   /* The planner's rates (pscr_cost_seconds): flops per second of a dense
      transform's products, bytes per second of every other stage, and the
      seconds of one dependent step of a transform's Thomas chain (the
-     latency of a load and an update). Measured per device kind
-     (docs/performance.md). */
-  double product_rate, byte_rate, step_seconds;
+     latency of a load and an update), and the seconds each launch (a
+     kernel, a product, a pass of the CPU's team) adds beyond its bytes.
+     Measured per device kind (docs/performance.md). */
+  double product_rate, byte_rate, step_seconds, launch_seconds;
 } pscr_cost_rules;
 
 /* The cost of one solve per stage kind, their sum, and the least traffic of
@@ -76,7 +77,8 @@ void pscr_cost_model(const struct pscr_plan *p, const pscr_cost_rules *rules, ps
    products at rules->product_rate, every other byte of the model at
    rules->byte_rate (the reduction is memory-bound), a transform's Thomas
    pass at the byte rate or its chain of 2 n_last steps at
-   rules->step_seconds, whichever is longer. */
+   rules->step_seconds, whichever is longer, and rules->launch_seconds per
+   launch. */
 double pscr_cost_seconds(const struct pscr_plan *p, const pscr_cost_rules *rules);
 
 /* Levels of dimension ndim-2 whose forward sums level 3 adds up. */

@@ -63,5 +63,6 @@ void pscr_cpu_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
                              cpu_other,
                              PSCR_CPU_PRODUCT_RATE * threads * (p->single ? 2 : 1),
                              PSCR_CPU_BYTE_RATE * threads,
-                             0.0 /* the rows' chains interleave PSCR_LANES systems in cache */};
+                             0.0, /* the rows' chains interleave PSCR_LANES systems in cache */
+                             0.0 /* a phase hands out items, no launch */};
 }
