@@ -200,11 +200,12 @@ typedef enum pscr_planner {
   /**
    * Builds the plan of each eligible vector and times its solves on the
    * plan's backend and threads (CUDA: device arrays, CUDA events), cheapest
-   * estimate first: one untimed solve, then the median of three timed ones.
-   * A clear loser is cut short: after its untimed solve where that took
-   * over three times the best median so far (its time then is that
-   * solve's), after one timed solve where that took over 1.25 times the
-   * best. Keeps the fastest. A candidate that fails to build or to solve is skipped and
+   * estimate first: one untimed solve (first use: loading kernels), then
+   * the median of three timed ones, or one where it took over 1.25 times
+   * the best median so far. Keeps the fastest. A candidate whose estimate
+   * is over 4 times the cheapest's is not timed (its status stays
+   * PSCR_SUCCESS, its reason says so): the model is within 2.2 times of
+   * the measured times wherever we measured it. A candidate that fails to build or to solve is skipped and
    * reported in pscr_info.candidate; the plan fails only when every one
    * does. At most two plans exist at a time (the best so far and the
    * candidate), so the peak memory is about twice a plan's.

@@ -24,6 +24,14 @@
    reduction's. */
 #define PSCR_DEFECT_FACTOR 100.0
 
+/* MEASURE times only the candidates whose estimate is within this factor
+   of the cheapest's: the model's estimates are within 2.2 times of the
+   measured times on every vector measured (H100 and a 2-core VM, 3D 64^3
+   to 511^3, 2D 63^2 to 4095^2; docs/performance.md), and a candidate
+   beyond it would cost its plan and two solves for nothing (3D 255^3 on an
+   H100: 0.1 s of plan creation, 28 ms of solves for R x R). */
+#define PSCR_MEASURE_PRUNE 4.0
+
 /* Whether the n x n eigenvectors of a transform of dimension d fit: at
    most a quarter of the host's physical memory (W is n^2 entries: 8191
    complex is 1 GiB). */
@@ -277,12 +285,12 @@ static double pscr_median(double *x, int count)
 
 /*
  * MEASURE's rule for a candidate's solves, given the best median so far
- * (0: none yet). The first solve is untimed (first use: page faults,
- * cuBLAS's heuristics, a team's start). A candidate whose first solve
- * already took over three times the best is not timed further; one whose
+ * (0: none yet). The first solve is untimed: first use costs far more than
+ * a solve (page faults; on the GPU, loading cuBLAS's and the solver's
+ * kernels: 0.1 s against 70 us at 2D 127^2 on an H100). A candidate whose
  * first timed solve took over 1.25 times the best takes no more; every
  * other takes three timed solves, and their median counts. So a clear
- * loser costs one solve or two, and a close race is timed properly.
+ * loser costs two solves, and a close race is timed properly.
  */
 typedef struct pscr_timing {
   double best;
@@ -291,8 +299,6 @@ typedef struct pscr_timing {
 static int pscr_timing_more(void *ctx, const double *t, int done)
 {
   const double best = ((const pscr_timing *)ctx)->best;
-  if (done == 1)
-    return !(best > 0 && t[0] > 3.0 * best);
   if (done == 2)
     return !(best > 0 && t[1] > 1.25 * best);
   return done < 4;
@@ -317,9 +323,11 @@ static pscr_status pscr_time_candidate(pscr_plan *q, const pscr_options *o, doub
     return st;
   if (done < 1)
     return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "the %s backend timed no solve", q->ops->name);
-  /* The untimed solve alone (an upper bound), one timed solve, or the
-     median of three. */
-  *secs = done == 1 ? t[0] : done == 2 ? t[1] : pscr_median(t + 1, done - 1);
+  if (done < 2)
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "the %s backend stopped after its untimed solve",
+                      q->ops->name);
+  /* One timed solve, or the median of three. */
+  *secs = done == 2 ? t[1] : pscr_median(t + 1, done - 1);
   return PSCR_SUCCESS;
 }
 
@@ -364,6 +372,13 @@ pscr_status pscr_plan_planned(pscr_plan **plan, const pscr_plan_args *a, const p
   double best_t = 0;
   for (int j = 0; j < nord; j++) {
     pscr_candidate *c = &cand[order[j]];
+    const double ratio = c->estimate_seconds / cand[order[0]].estimate_seconds;
+    if (o->planner == PSCR_PLANNER_MEASURE && best && ratio > PSCR_MEASURE_PRUNE) {
+      snprintf(c->reason, sizeof c->reason,
+               "not timed: its estimate is %.1f times the cheapest's (over %g)", ratio,
+               PSCR_MEASURE_PRUNE);
+      continue;
+    }
     co.method[0] = c->method[0];
     co.method[1] = c->method[1];
     pscr_plan *q = NULL;

@@ -66,8 +66,18 @@ static pscr_plan *plan_with(op *o, pscr_planner pl, unsigned flags, pscr_backend
       ck_assert_msg(ch->estimate_seconds <= c->estimate_seconds,
                     "ESTIMATE chose %.3g s over %.3g s", ch->estimate_seconds,
                     c->estimate_seconds);
+    } else if (c->measured_seconds == 0) {
+      /* Not timed: its estimate is far above the cheapest's. */
+      ck_assert_msg(strstr(c->reason, "not timed") == c->reason, "candidate %d: %s", k,
+                    c->reason);
+      double cheapest = c->estimate_seconds;
+      for (int j = 0; j < nv; j++)
+        if (info->candidate[j].status == PSCR_SUCCESS &&
+            info->candidate[j].estimate_seconds < cheapest)
+          cheapest = info->candidate[j].estimate_seconds;
+      ck_assert(c->estimate_seconds > 4.0 * cheapest);
     } else {
-      ck_assert(c->measured_seconds > 0);
+      ck_assert(c->reason[0] == 0);
       ck_assert_msg(ch->measured_seconds <= c->measured_seconds,
                     "MEASURE chose %.3g s over %.3g s", ch->measured_seconds,
                     c->measured_seconds);
