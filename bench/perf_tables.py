@@ -425,7 +425,49 @@ def readme_table(results):
     return cap + "\n\n" + table(head, body)
 
 
-KINDS = (("bench", "bench.csv", bench_table), ("roofline", "roofline.csv", roofline_table),
+def planner_rows(results, dev):
+    rows, _ = read_csv(os.path.join(results, dev, "planner.csv"))
+    cases = []
+    for r in rows:
+        if r["case"] not in cases:
+            cases.append(r["case"])
+
+    def get(case, row, what, key):
+        for r in rows:
+            if r["case"] == case and r["row"] == row and r["what"] == what:
+                return num(r[key])
+        return None
+
+    return rows, cases, get
+
+
+def planner_table(results, dev):
+    """pscr with PSCR_PLANNER_MEASURE against the same run's peers."""
+    rows, cases, get = planner_rows(results, dev)
+
+    def cell(ms, base):
+        return "-" if ms is None else f"{sig(ms)} ({ms / base:.2f}x)"
+
+    body = []
+    for c in cases:
+        ms = get(c, "run", "pscr", "solve_ms")
+        if ms is None:
+            continue
+        dtype = next(r["dtype"] for r in rows if r["case"] == c)
+        body.append((c, dtype, sig(ms), cell(get(c, "baseline", "dense", "solve_ms"), ms),
+                     cell(get(c, "baseline", "cufft", "solve_ms"), ms),
+                     f"{get(c, 'run', 'pscr', 'init_ms'):.0f}", sci(get(c, "run", "pscr", "berr"))))
+    note = ("pscr planned with `PSCR_PLANNER_MEASURE`; device-only medians in ms, in "
+            "parentheses the peer's time over pscr's (above 1: pscr is faster); plan ms: "
+            "pscr_plan_create with every candidate's plan and timed solves (the process's "
+            "first plan also creates the CUDA context). The method chosen per case is in "
+            "the run's planner.txt.")
+    head = ("case", "type", "pscr ms", "dense MD ms", "cuFFT DST-I ms", "plan ms",
+            "pscr backward error")
+    return caption(results, dev, "planner.csv") + " " + note + "\n\n" + table(head, body)
+
+
+KINDS = (("bench", "bench.csv", bench_table), ("planner", "planner.csv", planner_table), ("roofline", "roofline.csv", roofline_table),
          ("peers", "roofline.csv", peers_table), ("precision", "precision.csv", precision_table),
          ("baselines", "baselines.csv", baselines_table),
          ("gpu-once", "gpu-once.csv", gpu_once_table), ("threads", "threads.csv", threads_table))
@@ -613,6 +655,26 @@ def plot_dir(folder):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         save(fig, "roofline.png")
+    if os.path.exists(os.path.join(folder, "planner.csv")):
+        rows, cases, get = planner_rows(results, dev)
+        fig, ax = plt.subplots(figsize=(9, 5))
+        width = 0.27
+        for k, (row, what, label) in enumerate((("run", "pscr", "pscr (MEASURE)"),
+                                                 ("baseline", "dense", "dense MD"),
+                                                 ("baseline", "cufft", "cuFFT DST-I"))):
+            xs = [i + (k - 1) * width for i, c in enumerate(cases)
+                  if get(c, row, what, "solve_ms") is not None]
+            ys = [get(c, row, what, "solve_ms") for c in cases
+                  if get(c, row, what, "solve_ms") is not None]
+            ax.bar(xs, ys, width, label=label, color=f"C{k}")
+        ax.set_xticks(range(len(cases)))
+        ax.set_xticklabels(cases, rotation=30, fontsize=8)
+        ax.set_yscale("log")
+        ax.set_ylabel("solve ms (device-only median)")
+        ax.grid(True, axis="y", which="both", alpha=0.3)
+        ax.legend(fontsize=8)
+        ax.set_title(title("planner.csv", "pscr-roofline --planner measure"), fontsize=10)
+        save(fig, "planner.png")
     for name, tool in (("precision.csv", "pscr-precision"), ("gpu-once.csv", "pscr-gpu-once")):
         if not os.path.exists(os.path.join(folder, name)):
             continue
