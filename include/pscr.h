@@ -583,7 +583,8 @@ typedef struct pscr_candidate {
    * or whatever its plan or solve returned (MEASURE).
    */
   pscr_status status;
-  /** Why, when status is not PSCR_SUCCESS (the error message, shortened). */
+  /** Why, when status is not PSCR_SUCCESS (the error message, shortened), or
+      why a MEASURE candidate was not timed; empty otherwise. */
   char reason[160];
   double estimate_seconds; /**< the cost model's time of one solve; 0 where not estimated */
   double measured_seconds; /**< MEASURE: median seconds of one timed solve; 0 otherwise */
