@@ -188,6 +188,12 @@ def roofline_rows(results, dev):
         raise PerfError(f"bench/results/{dev}/roofline.csv: no '# device' line with the ceilings")
     ceil = {k: float(v) for k, v in re.findall(r"(\w+_g[a-z]+s) ([0-9.]+)", notes[0])}
     sheet = re.search(r"sheet (.*) ([0-9.]+) ([0-9.]+) ([0-9.]+)\s*$", notes[0])
+    cases, get = case_getter(rows)
+    return rows, ceil, sheet, cases, get
+
+
+def case_getter(rows):
+    """The cases of a pscr-roofline CSV in order, and get(case, row, what, key)."""
     cases = []
     for r in rows:
         if r["case"] not in cases:
@@ -199,7 +205,7 @@ def roofline_rows(results, dev):
                 return num(r[key])
         return None
 
-    return rows, ceil, sheet, cases, get
+    return cases, get
 
 
 def roofline_table(results, dev):
@@ -427,17 +433,7 @@ def readme_table(results):
 
 def planner_rows(results, dev):
     rows, _ = read_csv(os.path.join(results, dev, "planner.csv"))
-    cases = []
-    for r in rows:
-        if r["case"] not in cases:
-            cases.append(r["case"])
-
-    def get(case, row, what, key):
-        for r in rows:
-            if r["case"] == case and r["row"] == row and r["what"] == what:
-                return num(r[key])
-        return None
-
+    cases, get = case_getter(rows)
     return rows, cases, get
 
 

@@ -368,6 +368,39 @@ static void PSCR_SUF(back_store)(const PSCR_SUF(level_ctx) * C, int b)
  * rows do not depend on the thread count, nor does the result.
  */
 /*
+ * Rows k0 .. k0+lanes-1 of a transform of dimension d whose next dimension
+ * is the last: row k0 + l at y + l n_{d+1}, solved in place by the
+ * interleaved Thomas solver with shift[l] (lanes past `lanes` solve zeros
+ * with lane 0's shift) in thread me's scratch. A failing row is recorded
+ * (row k0 + l of the whole dimension d); returns 1 then.
+ */
+static int PSCR_SUF(transform_rows)(const pscr_plan *p, int d, PSCR_SCALAR *y, int k0, int lanes,
+                                    const PSCR_SCALAR *shift, int me)
+{
+  const pscr_cpu_ws *ws = p->backend_data;
+  const size_t len = (size_t)p->n[d + 1];
+  PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me);
+  for (size_t t = 0; t < len; t++)
+    for (int l = 0; l < PSCR_LANES; l++)
+      r[t * PSCR_LANES + l] = l < lanes ? y[(size_t)l * len + t] : 0;
+  int mask = PSCR_SUF(thomas)(&p->PSCR_SUF(fac)[d + 1], shift, r,
+                              (PSCR_SCALAR *)ws->thomas_buf + (size_t)me * ws->thomas_stride,
+                              PSCR_LANES);
+  for (size_t t = 0; t < len; t++)
+    for (int l = 0; l < lanes; l++)
+      y[(size_t)l * len + t] = r[t * PSCR_LANES + l];
+  mask &= (1 << lanes) - 1;
+  if (!mask)
+    return 0;
+  int l = 0;
+  while (!(mask >> l & 1))
+    l++;
+  const pscr_block whole = {0, p->n[d] - 1, 0, {0}, 0};
+  PSCR_SUF(record_failure)(p, d, 0, &whole, k0 + l, shift[l]);
+  return 1;
+}
+
+/*
  * 3D with both reduced dimensions transformed, from the top: g = E1 x; per
  * slab j, x_j = E2 g_j (x is free once read); the n1 n2 rows along
  * dimension 3, shift (c + lambda1_j) + lambda2_k, over the team; per slab
@@ -396,28 +429,11 @@ static int PSCR_SUF(transform_tt)(const pscr_plan *p, PSCR_SCALAR c, PSCR_SCALAR
     const int me = omp_get_thread_num(), j = q / per, k0 = q % per * PSCR_LANES;
     const int lanes = n1 - k0 < PSCR_LANES ? n1 - k0 : PSCR_LANES;
     const PSCR_SCALAR cj = c + lam1[j];
-    PSCR_SCALAR *y = x + (size_t)j * S, *r = PSCR_SUF(thread_buf)(ws, 1, me),
-                shift[PSCR_LANES];
+    PSCR_SCALAR shift[PSCR_LANES];
     for (int l = 0; l < PSCR_LANES; l++)
       shift[l] = cj + lam2[k0 + (l < lanes ? l : 0)];
-    for (int t = 0; t < n2; t++)
-      for (int l = 0; l < PSCR_LANES; l++)
-        r[(size_t)t * PSCR_LANES + l] = l < lanes ? y[(size_t)(k0 + l) * n2 + t] : 0;
-    int mask = PSCR_SUF(thomas)(&p->PSCR_SUF(fac)[2], shift, r,
-                                (PSCR_SCALAR *)ws->thomas_buf + (size_t)me * ws->thomas_stride,
-                                PSCR_LANES);
-    for (int t = 0; t < n2; t++)
-      for (int l = 0; l < lanes; l++)
-        y[(size_t)(k0 + l) * n2 + t] = r[(size_t)t * PSCR_LANES + l];
-    mask &= (1 << lanes) - 1;
-    if (mask) {
-      int l = 0;
-      while (!(mask >> l & 1))
-        l++;
-      const pscr_block whole = {0, n1 - 1, 0, {0}, 0};
-      PSCR_SUF(record_failure)(p, 1, 0, &whole, k0 + l, shift[l]);
-      bad = 1;
-    }
+    bad |= PSCR_SUF(transform_rows)(p, 1, x + (size_t)j * S + (size_t)k0 * n2, k0, lanes, shift,
+                                    me);
   }
   for (int j = 0; j < n0; j++)
     PSCR_SUF(pscr_gemm)(1, n1, (size_t)n2, E2, x + (size_t)j * S, g + (size_t)j * S);
@@ -448,28 +464,10 @@ static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSC
       bad |= PSCR_SUF(solve_dim)(p, d + 1, c + lam[k0], g + (size_t)k0 * S, me, 1);
       continue;
     }
-    PSCR_SCALAR *r = PSCR_SUF(thread_buf)(ws, d, me), shift[PSCR_LANES];
-    /* Lanes past the rows solve a zero right-hand side with lane 0's shift. */
+    PSCR_SCALAR shift[PSCR_LANES];
     for (int l = 0; l < PSCR_LANES; l++)
       shift[l] = c + lam[k0 + (l < lanes ? l : 0)];
-    for (size_t t = 0; t < S; t++)
-      for (int l = 0; l < PSCR_LANES; l++)
-        r[t * PSCR_LANES + l] = l < lanes ? g[(size_t)(k0 + l) * S + t] : 0;
-    int mask = PSCR_SUF(thomas)(&p->PSCR_SUF(fac)[d + 1], shift, r,
-                                (PSCR_SCALAR *)ws->thomas_buf + (size_t)me * ws->thomas_stride,
-                                PSCR_LANES);
-    for (size_t t = 0; t < S; t++)
-      for (int l = 0; l < lanes; l++)
-        g[(size_t)(k0 + l) * S + t] = r[t * PSCR_LANES + l];
-    mask &= (1 << lanes) - 1;
-    if (mask) {
-      int l = 0;
-      while (!(mask >> l & 1))
-        l++;
-      const pscr_block whole = {0, n - 1, 0, {0}, 0};
-      PSCR_SUF(record_failure)(p, d, 0, &whole, k0 + l, shift[l]);
-      bad = 1;
-    }
+    bad |= PSCR_SUF(transform_rows)(p, d, g + (size_t)k0 * S, k0, lanes, shift, me);
   }
   PSCR_SUF(pscr_gemm)(1, n, S, E, g, x);
   return bad;
