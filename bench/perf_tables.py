@@ -239,11 +239,14 @@ def roofline_table(results, dev):
     return caption(results, dev, "roofline.csv") + " " + ceilings + "\n\n" + table(head, body)
 
 
+def peer_cell(ms, base):
+    """A peer's time and its ratio to pscr's; a dash where the peer has no row."""
+    return "-" if ms is None else f"{sig(ms)} ({ms / base:.2f}x)"
+
+
 def peers_table(results, dev):
     rows, _, _, cases, get = roofline_rows(results, dev)
-
-    def cell(ms, base):
-        return "-" if ms is None else f"{sig(ms)} ({ms / base:.2f}x)"
+    cell = peer_cell
 
     body = []
     for c in cases:
@@ -440,9 +443,7 @@ def planner_rows(results, dev):
 def planner_table(results, dev):
     """pscr with PSCR_PLANNER_MEASURE against the same run's peers."""
     rows, cases, get = planner_rows(results, dev)
-
-    def cell(ms, base):
-        return "-" if ms is None else f"{sig(ms)} ({ms / base:.2f}x)"
+    cell = peer_cell
 
     body = []
     for c in cases:
