@@ -28,6 +28,7 @@ namespace {
 
 struct TfState {
   int device, ndim, n[3], cplx, single, nthreads;
+  int sms; // multiprocessors of the device
   size_t total, elem;
   double shift[2];
   void *w[2], *lam[2], *fac[4]; // device
@@ -39,6 +40,22 @@ struct TfState {
   cudaStream_t stream;
   cublasHandle_t blas;
 };
+
+// The staging buffer, allocated at its first use (host-array solves, and
+// device rows that cuBLAS cannot take in place).
+pscr_status stage_ready(TfState *s)
+{
+  if (s->stage)
+    return PSCR_SUCCESS;
+  const size_t bytes = s->total * s->elem;
+  const cudaError_t e = cudaMalloc(&s->stage, bytes);
+  if (e != cudaSuccess) {
+    cudaGetLastError(); // an OOM is not sticky
+    s->stage = nullptr;
+    return pscr_cuda_alloc_error(e, "cudaMalloc(staging buffer)", bytes);
+  }
+  return PSCR_SUCCESS;
+}
 
 // Every entry of u NaN (a plan whose pivots fail).
 template <class W> __global__ void k_tf_nan(W *u, size_t count)
@@ -67,7 +84,7 @@ cudaError_t thomas(const TfState *s, T *x, T *cp, size_t groups, size_t m, cudaS
 {
   const int l = s->ndim - 1;
   const TfFacs<T> F = {(const T *)s->fac[0], (const T *)s->fac[1], (const T *)s->fac[2],
-                       (const T *)s->fac[3], s->n[l]};
+                       (const T *)s->fac[3], s->n[l], s->sms};
   return tf_thomas<T, PROBE>(x, cp, groups, m, (const T *)s->cg, (const T *)s->lam[l - 1], F,
                              s->flag, cs);
 }
@@ -117,10 +134,12 @@ pscr_status solve_device_batch(TfState *s, int nrhs, const void *f, size_t ldf, 
   // n3 (3D): one that is not blas_aligned (a device batch's ld) goes
   // through stage, which only host solves use, one at a time.
   const size_t bytes = s->total * sizeof(T), ld = bytes / (size_t)s->n[0];
-  T *X = (T *)s->stage;
   for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++) {
     const T *fr = (const T *)f + (size_t)r * ldf;
-    T *ur = (T *)u + (size_t)r * ldu, *uo = blas_aligned(ur, ld) ? ur : X;
+    T *ur = (T *)u + (size_t)r * ldu;
+    if ((!blas_aligned(ur, ld) || !blas_aligned(fr, ld)) && (st = stage_ready(s)))
+      return st;
+    T *X = (T *)s->stage, *uo = blas_aligned(ur, ld) ? ur : X;
     if (!blas_aligned(fr, ld)) {
       const cudaError_t e = cudaMemcpyAsync(X, fr, bytes, cudaMemcpyDeviceToDevice, cs);
       if (e != cudaSuccess)
@@ -187,6 +206,8 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
   }
   s->elem = (s->single ? 4 : 8) * (s->cplx ? 2 : 1);
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  PSCR_CUDA_GOTO(st, out,
+                 cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, s->device));
   for (int d = 0; d < v->ndim - 1; d++) {
     const size_t n = (size_t)s->n[d];
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->w[d], n * n * s->elem), n * n * s->elem);
@@ -198,10 +219,12 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->fac[k], len), len);
     *bytes += len;
   }
+  // One full-size workspace; the staging buffer (stage) waits for the
+  // first solve that needs it, so that device-array solves hold only u, f,
+  // the W_d and this one.
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->work, s->total * s->elem), s->total * s->elem);
-  PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->stage, s->total * s->elem), s->total * s->elem);
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->flag, sizeof(int)), sizeof(int));
-  *bytes += 2 * s->total * s->elem + sizeof(int);
+  *bytes += s->total * s->elem + sizeof(int);
   {
     const size_t len = (size_t)(s->ndim == 3 ? s->n[0] : 1) * s->elem; // cg: a shift per group
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->cg, len), len);
@@ -289,6 +312,8 @@ extern "C" pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const voi
   TfState *s = (TfState *)state;
   pscr_status st = PSCR_SUCCESS, first = PSCR_SUCCESS;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  if ((st = stage_ready(s)))
+    goto out;
   for (int r = 0; r < nrhs; r++) {
     const size_t bytes = s->total * s->elem;
     PSCR_CUDA_GOTO(st, out,
@@ -314,6 +339,12 @@ extern "C" pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const voi
                           s->ndim, s->ndim, nrhs);
 out:
   return st;
+}
+
+extern "C" size_t pscr_cuda_tf_stage_bytes(const void *state)
+{
+  const TfState *s = (const TfState *)state;
+  return s->stage ? s->total * s->elem : 0;
 }
 
 extern "C" int pscr_cuda_tf_singular(const void *state)

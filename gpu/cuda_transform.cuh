@@ -213,6 +213,7 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
 template <class T> struct TfFacs {
   const T *ad, *ao, *md, *mo;
   int nl;
+  int sms; // multiprocessors of the device (asked once, at plan creation)
 };
 
 // k_tf_thomas over groups x m systems on stream cs (a plain launch: the
@@ -226,14 +227,8 @@ cudaError_t tf_thomas(T *x, T *cp, size_t groups, size_t m, const T *cg, const T
     return cudaSuccess;
   // Few systems: smaller blocks, so that they spread over at least two
   // blocks per SM where they can (a thread per system).
-  int sms = 0, dev = 0;
-  cudaError_t e = cudaGetDevice(&dev);
-  if (e == cudaSuccess)
-    e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
-  if (e != cudaSuccess)
-    return e;
   int threads = TF_THREADS;
-  while (threads > 32 && (nsys + threads - 1) / threads < 2 * (size_t)sms)
+  while (threads > 32 && (nsys + threads - 1) / threads < 2 * (size_t)F.sms)
     threads /= 2;
   const unsigned grid = (unsigned)((nsys + threads - 1) / threads);
   k_tf_thomas<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
