@@ -14,6 +14,7 @@ struct pscr_plan;
 typedef struct pscr_cuda_backend_data {
   void *state;               /* the device state (cuda_state.cuh) */
   void *tf;                  /* or, for a transform plan, cuda_transform.h's */
+  void *refine;              /* options.refine > 0: cuda_refine.h's */
   pscr_cuda_choices choices; /* what it chose, read after setup and upload */
 } pscr_cuda_backend_data;
 

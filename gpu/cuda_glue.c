@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_backend.h"
+#include "cuda_refine.h"
 #include "cuda_time.h"
 #include "cuda_transform.h"
 #include "error.h"
@@ -313,6 +314,44 @@ static pscr_status pscr_cuda_solve_device(pscr_plan *p, const void *f, void *u, 
   return st;
 }
 
+static pscr_status pscr_cuda_refine_setup_ops(pscr_plan *p)
+{
+  pscr_cuda_backend_data *b = p->backend_data;
+  const pscr_cuda_refine_view v = {p->opts.device, p->ndim, {p->n[0], p->n[1], p->n[2]},
+                                   p->cplx, p->single, p->factor_storage,
+                                   {p->shift[0], p->shift[1]}};
+  const int saved = pscr_cuda_current_device();
+  size_t bytes = 0;
+  const pscr_status st = pscr_cuda_refine_setup(&v, &b->refine, &bytes);
+  p->device_bytes += bytes;
+  pscr_cuda_restore_device(saved);
+  return st;
+}
+
+/* options.refine on device arrays: the solve, then per step the residual
+   (cuda_refine.cu), a solve of it in place and u += the correction, all on
+   the caller's stream. */
+static pscr_status pscr_cuda_solve_device_refined(pscr_plan *p, const void *f, void *u,
+                                                  void *stream)
+{
+  pscr_cuda_backend_data *b = p->backend_data;
+  const int saved = pscr_cuda_current_device();
+  const void *fk = f;
+  pscr_status st = f == u ? pscr_cuda_refine_save(b->refine, f, stream, &fk) : PSCR_SUCCESS;
+  if (st == PSCR_SUCCESS)
+    st = pscr_cuda_solve_device(p, f, u, stream);
+  for (int k = 0; k < p->opts.refine && st == PSCR_SUCCESS; k++) {
+    void *r = NULL;
+    st = pscr_cuda_refine_residual(b->refine, fk, u, stream, &r);
+    if (st == PSCR_SUCCESS)
+      st = pscr_cuda_solve_device(p, r, r, stream);
+    if (st == PSCR_SUCCESS)
+      st = pscr_cuda_refine_add(b->refine, u, stream);
+  }
+  pscr_cuda_restore_device(saved);
+  return st;
+}
+
 static pscr_status pscr_cuda_solve_batch(pscr_plan *p, int nrhs, const void *f, size_t ldf,
                                          void *u, size_t ldu)
 {
@@ -386,6 +425,7 @@ static void pscr_cuda_destroy(pscr_plan *p)
     if (b->state)
       pscr_cuda_state_destroy(b->state);
     pscr_cuda_tf_destroy(b->tf);
+    pscr_cuda_refine_destroy(b->refine);
     pscr_cuda_restore_device(saved);
   }
   free(b);
@@ -429,6 +469,8 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .solve_device_batch = pscr_cuda_solve_device_batch,
     .solve_profile = pscr_cuda_solve_profile,
     .time_solves = pscr_cuda_time,
+    .refine_setup = pscr_cuda_refine_setup_ops,
+    .solve_device_refined = pscr_cuda_solve_device_refined,
     .cost_rules = pscr_cuda_cost_rules,
     .info = pscr_cuda_info,
     .destroy = pscr_cuda_destroy,

@@ -154,15 +154,15 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
     x[base] = xp;
     cp[base] = cq;
   }
-  // Row i of the forward sweep, its right-hand side r already loaded.
-  auto row = [&](int i, T r) {
+  // Row i of the forward sweep, its right-hand side r, diagonal diag and
+  // coupling to row i + 1 (en) already formed.
+  auto row = [&](int i, T r, T diag, T en) {
     const T ep = e; // the coupling to row i - 1
     const T t = ep * cq;
-    const T diag = ad[i] + s * md[i];
     const T piv = diag - t;
     bad |= !(abs1(piv) > eps_of<T>() * (abs1(diag) + abs1(t)));
     iv = inv(piv);
-    e = i < nl - 1 ? ao[i] + s * mo[i] : zero;
+    e = en;
     cq = e * iv;
     if (!PROBE) {
       const size_t at = base + (size_t)i * m;
@@ -171,18 +171,25 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
       cp[at] = cq;
     }
   };
+  // The pencil's rows are loaded with the chunk's right-hand sides: the
+  // stores to x and cp (which the compiler must assume may alias them)
+  // would otherwise hold each row's loads behind the previous row's stores.
+  auto coupling = [&](int i) { return i < nl - 1 ? ao[i] + s * mo[i] : zero; };
   int i = 1;
   for (; i + TF_CHUNK <= nl; i += TF_CHUNK) {
-    T r[TF_CHUNK];
+    T r[TF_CHUNK], dg[TF_CHUNK], en[TF_CHUNK];
 #pragma unroll
-    for (int c = 0; c < TF_CHUNK; c++)
+    for (int c = 0; c < TF_CHUNK; c++) {
       r[c] = PROBE ? zero : x[base + (size_t)(i + c) * m];
+      dg[c] = ad[i + c] + s * md[i + c];
+      en[c] = coupling(i + c);
+    }
 #pragma unroll
     for (int c = 0; c < TF_CHUNK; c++)
-      row(i + c, r[c]);
+      row(i + c, r[c], dg[c], en[c]);
   }
   for (; i < nl; i++)
-    row(i, PROBE ? zero : x[base + (size_t)i * m]);
+    row(i, PROBE ? zero : x[base + (size_t)i * m], ad[i] + s * md[i], coupling(i));
   if (!PROBE) {
     int j = nl - 2;
     for (; j - TF_CHUNK + 1 >= 0; j -= TF_CHUNK) {

@@ -339,7 +339,25 @@ typedef struct pscr_options {
   /** How AUTO entries of method are resolved (pscr_planner); default
       PSCR_PLANNER_NONE. Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2. */
   pscr_planner planner;
+  /**
+   * Steps of iterative refinement after every solve, 0 (default) to
+   * PSCR_REFINE_MAX: each step computes the residual r = f - A u with the
+   * library's operator (pscr_operator_apply's, from the plan's double
+   * copy of the factors), solves A d = r with the plan and adds d to u.
+   * Host arrays: the residual on the host, in double (double complex)
+   * also for float plans; device arrays (CUDA): on the device, on the
+   * solve's stream, the same way. It repairs what the reduction's
+   * near-resonant subproblems lose on indefinite (Helmholtz) problems
+   * (docs/accuracy.md). Costs one solve and one operator application per
+   * step, and u-sized buffers allocated with the plan (pscr_info
+   * workspace_bytes, device_bytes). Batches are refined one right-hand side
+   * at a time. Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2.
+   */
+  int refine;
 } pscr_options;
+
+/** Largest pscr_options.refine. */
+#define PSCR_REFINE_MAX 8
 
 /**
  * @brief Fill @p opts with the defaults documented in pscr_options, for a

@@ -48,6 +48,12 @@ typedef struct pscr_backend_ops {
      threads a solve would take now. NULL: the backend cannot time. */
   pscr_status (*time_solves)(struct pscr_plan *plan, int max, double *seconds, int *done,
                              int (*more)(void *ctx, const double *seconds, int done), void *ctx);
+  /* pscr_options.refine on device arrays: allocate what a refined device
+     solve needs (called once, at plan creation, when refine > 0), and the
+     refined device solve itself. NULL when the backend has no device arrays. */
+  pscr_status (*refine_setup)(struct pscr_plan *plan);
+  pscr_status (*solve_device_refined)(struct pscr_plan *plan, const void *f, void *u,
+                                      void *stream);
   /* The rules of the cost model for this plan (cost.h). */
   void (*cost_rules)(const struct pscr_plan *plan, pscr_cost_rules *rules);
   /* The backend's fields of pscr_info (level3_*, cuda_early_launch); the

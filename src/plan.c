@@ -123,6 +123,9 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
                         "_TRANSFORM (2)",
                         d, m);
   }
+  if (opts->refine < 0 || opts->refine > PSCR_REFINE_MAX)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "refine is %d, must be 0 .. %d", opts->refine,
+                      PSCR_REFINE_MAX);
   if (opts->planner != PSCR_PLANNER_NONE && opts->planner != PSCR_PLANNER_ESTIMATE &&
       opts->planner != PSCR_PLANNER_MEASURE)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
@@ -753,6 +756,10 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   const double t0 = omp_get_wtime();
   const pscr_plan_args a = {dtype, ndim, pencils, shift};
   st = pscr_plan_planned(plan, &a, &o);
+  if (st == PSCR_SUCCESS && o.refine > 0 && (st = pscr_refine_setup(*plan))) {
+    pscr_plan_destroy(*plan);
+    *plan = NULL;
+  }
   if (st == PSCR_SUCCESS)
     (*plan)->plan_seconds = omp_get_wtime() - t0;
   return st;
@@ -789,6 +796,7 @@ void pscr_plan_destroy(pscr_plan *p)
   }
   free(p->factor_storage);
   free(p->apply_storage);
+  free(p->refine_storage);
   free(p);
 }
 

@@ -62,7 +62,20 @@ struct pscr_plan {
   /* The accuracy probe of each transformed dimension (pscr_transform_defect). */
   double defect[2];
   double plan_seconds;
+
+  /* pscr_options.refine (refine.c): the host buffers of a refined solve,
+     allocated with the plan when refine > 0. */
+  void *refine_storage;
+  void *refine_f;  /* total elements of dtype: f of an in-place solve */
+  void *refine_r;  /* total elements of dtype: the residual, then the correction */
+  void *refine_wu; /* float plans: total compute-type elements, u widened */
+  void *refine_au; /* total compute-type elements: A u */
 };
+
+/* The refinement of pscr_options.refine (refine.c). */
+pscr_status pscr_refine_setup(pscr_plan *p);
+/* A solve of host arrays followed by opts.refine refinement steps. */
+pscr_status pscr_refine_solve(pscr_plan *p, const void *f, void *u);
 
 /* What pscr_plan_create was given, validated. */
 typedef struct pscr_plan_args {

@@ -102,7 +102,7 @@ pscr_status pscr_solve(pscr_plan *plan, const void *f, void *u)
     if (st)
       return st;
   }
-  return plan->ops->solve(plan, f, u);
+  return plan->opts.refine ? pscr_refine_solve(plan, f, u) : plan->ops->solve(plan, f, u);
 }
 
 pscr_status pscr_solve_device(pscr_plan *plan, const void *f, void *u, void *stream)
@@ -114,7 +114,8 @@ pscr_status pscr_solve_device(pscr_plan *plan, const void *f, void *u, void *str
     return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED,
                       "pscr_solve_device needs a plan on the CUDA backend (this one is %s)",
                       plan->ops->name);
-  return plan->ops->solve_device(plan, f, u, stream);
+  return plan->opts.refine ? plan->ops->solve_device_refined(plan, f, u, stream)
+                           : plan->ops->solve_device(plan, f, u, stream);
 }
 
 pscr_status pscr_solve_batch(pscr_plan *plan, int nrhs, const void *f, size_t ldf, void *u,
@@ -132,7 +133,15 @@ pscr_status pscr_solve_batch(pscr_plan *plan, int nrhs, const void *f, size_t ld
         return PSCR_ERROR(PSCR_ERROR_NON_FINITE, "right-hand side %d: f[%zu] is not finite", r,
                           at);
     }
-  return plan->ops->solve_batch(plan, nrhs, f, ldf, u, ldu);
+  if (!plan->opts.refine)
+    return plan->ops->solve_batch(plan, nrhs, f, ldf, u, ldu);
+  for (int r = 0; r < nrhs; r++) {
+    st = pscr_refine_solve(plan, (const char *)f + (size_t)r * ldf * plan->elem,
+                           (char *)u + (size_t)r * ldu * plan->elem);
+    if (st)
+      return st;
+  }
+  return PSCR_SUCCESS;
 }
 
 pscr_status pscr_solve_device_batch(pscr_plan *plan, int nrhs, const void *f, size_t ldf,
@@ -147,7 +156,15 @@ pscr_status pscr_solve_device_batch(pscr_plan *plan, int nrhs, const void *f, si
                       "pscr_solve_device_batch needs a plan on the CUDA backend (this one is "
                       "%s)",
                       plan->ops->name);
-  return plan->ops->solve_device_batch(plan, nrhs, f, ldf, u, ldu, stream);
+  if (!plan->opts.refine)
+    return plan->ops->solve_device_batch(plan, nrhs, f, ldf, u, ldu, stream);
+  for (int r = 0; r < nrhs; r++) {
+    st = plan->ops->solve_device_refined(plan, (const char *)f + (size_t)r * ldf * plan->elem,
+                                         (char *)u + (size_t)r * ldu * plan->elem, stream);
+    if (st)
+      return st;
+  }
+  return PSCR_SUCCESS;
 }
 
 pscr_status pscr_solve_device_profile(pscr_plan *plan, const void *f, void *u, void *stream,

@@ -1,0 +1,112 @@
+/*
+ * pscr_options.refine on host arrays: k steps of iterative refinement,
+ *   r = f - A u,  A d = r (the plan's solve),  u += d,
+ * the residual from the plan's double copy of the factors (plan.h: fac_d,
+ * fac_z, balanced exactly, so A is the caller's operator) in double or
+ * double complex, also for float plans, whose u is widened first. The
+ * reduction's subproblems can be far closer to singular than A itself on
+ * indefinite problems (Helmholtz: Dirichlet separators without the
+ * absorbing ends, docs/accuracy.md); a step of refinement with the exact
+ * operator repairs what their rounding errors cost.
+ */
+#include <complex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "kron.h"
+#include "plan.h"
+
+pscr_status pscr_refine_setup(pscr_plan *p)
+{
+  const size_t n = p->total;
+  /* f of an in-place solve and r in dtype; A u (and for float plans u
+     widened) in the compute type. */
+  const size_t parts[4] = {n * p->elem, n * p->elem, p->single ? n * p->celem : 0,
+                           n * p->celem};
+  size_t bytes = 0;
+  for (int k = 0; k < 4; k++)
+    bytes += parts[k];
+  char *at = p->refine_storage = malloc(bytes);
+  if (!at)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                      "cannot allocate the refinement buffers (%zu bytes, options.refine = %d)",
+                      bytes, p->opts.refine);
+  p->host_bytes += bytes;
+  void **slot[4] = {&p->refine_f, &p->refine_r, &p->refine_wu, &p->refine_au};
+  for (int k = 0; k < 4; k++) {
+    *slot[k] = parts[k] ? at : NULL;
+    at += parts[k];
+  }
+  return p->ops->refine_setup ? p->ops->refine_setup(p) : PSCR_SUCCESS;
+}
+
+/* r = f - A u in the compute type, r stored in dtype. */
+static void pscr_refine_residual(pscr_plan *p, const void *f, const void *u, void *r)
+{
+  const size_t n = p->total;
+  if (!p->cplx) {
+    const double sh = p->shift[0];
+    const double *uw = u;
+    if (p->single) {
+      double *w = p->refine_wu;
+      for (size_t t = 0; t < n; t++)
+        w[t] = ((const float *)u)[t];
+      uw = w;
+    }
+    double *au = p->refine_au;
+    pscr_kron_op_d(p->ndim, p->fac_d, sh, uw, au);
+    if (p->single)
+      for (size_t t = 0; t < n; t++)
+        ((float *)r)[t] = (float)((double)((const float *)f)[t] - au[t]);
+    else
+      for (size_t t = 0; t < n; t++)
+        ((double *)r)[t] = ((const double *)f)[t] - au[t];
+    return;
+  }
+  const pscr_z sh = p->shift[0] + I * p->shift[1];
+  const pscr_z *uw = u;
+  if (p->single) {
+    pscr_z *w = p->refine_wu;
+    for (size_t t = 0; t < n; t++)
+      w[t] = ((const pscr_c *)u)[t];
+    uw = w;
+  }
+  pscr_z *au = p->refine_au;
+  pscr_kron_op_z(p->ndim, p->fac_z, sh, uw, au);
+  if (p->single)
+    for (size_t t = 0; t < n; t++)
+      ((pscr_c *)r)[t] = (pscr_c)((pscr_z)((const pscr_c *)f)[t] - au[t]);
+  else
+    for (size_t t = 0; t < n; t++)
+      ((pscr_z *)r)[t] = ((const pscr_z *)f)[t] - au[t];
+}
+
+/* u += d, in dtype. */
+static void pscr_refine_add(const pscr_plan *p, const void *d, void *u)
+{
+  const size_t words = p->total * (p->cplx ? 2 : 1);
+  if (p->single)
+    for (size_t t = 0; t < words; t++)
+      ((float *)u)[t] += ((const float *)d)[t];
+  else
+    for (size_t t = 0; t < words; t++)
+      ((double *)u)[t] += ((const double *)d)[t];
+}
+
+pscr_status pscr_refine_solve(pscr_plan *p, const void *f, void *u)
+{
+  const void *fk = f;
+  if (f == u) {
+    memcpy(p->refine_f, f, p->total * p->elem);
+    fk = p->refine_f;
+  }
+  pscr_status st = p->ops->solve(p, f, u);
+  for (int k = 0; k < p->opts.refine && st == PSCR_SUCCESS; k++) {
+    pscr_refine_residual(p, fk, u, p->refine_r);
+    st = p->ops->solve(p, p->refine_r, p->refine_r);
+    if (st == PSCR_SUCCESS)
+      pscr_refine_add(p, p->refine_r, u);
+  }
+  return st;
+}
