@@ -28,7 +28,8 @@ namespace {
 
 struct TfState {
   int device, ndim, n[3], cplx, single, nthreads;
-  int sms; // multiprocessors of the device
+  int sms;   // multiprocessors of the device
+  int twist; // the Thomas systems by k_tf_twist where they are few (its probe passed)
   size_t total, elem;
   double shift[2];
   void *w[2], *lam[2], *fac[4]; // device
@@ -80,11 +81,12 @@ pscr_status blas_error(cublasStatus_t b, const char *what)
 // Rows as the Thomas kernel's systems: groups x m of them, group g with
 // shift cg[g] + lambda_k (the last transformed dimension's eigenvalues).
 template <class T, bool PROBE>
-cudaError_t thomas(const TfState *s, T *x, T *cp, size_t groups, size_t m, cudaStream_t cs)
+cudaError_t thomas(const TfState *s, T *x, T *cp, size_t groups, size_t m, cudaStream_t cs,
+                   int twist)
 {
   const int l = s->ndim - 1;
   const TfFacs<T> F = {(const T *)s->fac[0], (const T *)s->fac[1], (const T *)s->fac[2],
-                       (const T *)s->fac[3], s->n[l], s->sms};
+                       (const T *)s->fac[3], s->n[l], s->sms, twist};
   return tf_thomas<T, PROBE>(x, cp, groups, m, (const T *)s->cg, (const T *)s->lam[l - 1], F,
                              s->flag, cs);
 }
@@ -99,7 +101,7 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
     // Y (col-major n0 x n1, k fastest) = E1 F; rows solved in G with u as
     // scratch (f is consumed); u (row-major) = E1^T Y, as U^T = Y^T E1.
     TF_BLAS(gemm(s->blas, true, true, n0, n1, n0, E0, n0, 0, f, n1, 0, G, n0, 0, 1));
-    cudaError_t e = thomas<T, false>(s, G, u, 1, (size_t)n0, cs);
+    cudaError_t e = thomas<T, false>(s, G, u, 1, (size_t)n0, cs, s->twist);
     if (e != cudaSuccess)
       return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
     TF_BLAS(gemm(s->blas, true, true, n1, n0, n0, G, n0, 0, E0, n0, 0, u, n1, 0, 1));
@@ -113,7 +115,7 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
                (int)slab, 0, 1));
   // Per slab j: Y_j (col-major n1 x n2: [j][i3][k]) = E2 G_j, into u.
   TF_BLAS(gemm(s->blas, true, true, n1, n2, n1, E1, n1, 0, G, n2, slab, u, n1, slab, n0));
-  cudaError_t e = thomas<T, false>(s, u, G, (size_t)n0, (size_t)n1, cs);
+  cudaError_t e = thomas<T, false>(s, u, G, (size_t)n0, (size_t)n1, cs, s->twist);
   if (e != cudaSuccess)
     return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
   // Per slab: H_j (row-major n1 x n2) = E2^T Y_j, as H_j^T = Y_j^T E2, into G.
@@ -272,8 +274,13 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
     free(cg);
     if (e != cudaSuccess)
       return pscr_cuda_error(e, "cudaMemcpy");
+    // The pivots of plain Thomas (bit 1: the CPU's, whose failure makes
+    // the plan singular), then those of the twisted factorization where it
+    // would serve (bit 2: it serves only if they pass).
     const size_t m = (size_t)s->n[s->ndim == 3 ? 1 : 0];
-    e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream);
+    e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream, 0);
+    if (e == cudaSuccess)
+      e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream, 1);
     if (e == cudaSuccess)
       e = cudaStreamSynchronize(s->stream);
     if (e != cudaSuccess)
@@ -285,7 +292,8 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
   {
     int flag = 0;
     PSCR_CUDA_GOTO(st, out, cudaMemcpy(&flag, s->flag, sizeof flag, cudaMemcpyDeviceToHost));
-    s->singular = flag != 0;
+    s->singular = (flag & 1) != 0;
+    s->twist = (flag & 2) == 0;
   }
 out:
   return st;

@@ -216,12 +216,165 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
     atomicOr(flag, 1);
 }
 
+// The same systems by a twisted factorization ("burn at both ends"): rows
+// 0 .. h-1 eliminated downwards and rows nl-1 .. h+1 upwards, in the same
+// thread at once, the two chains meeting at row h = nl / 2, then both
+// back substitutions at once. The same operations as Thomas, but two
+// independent dependency chains of half the length: where the systems are
+// too few to fill the device (2D: n1 of them), the reciprocal-bound chain,
+// not the bandwidth, sets the time, and it halves. PROBE: only the pivots
+// (each against the CPU's test), failures set bit 2 of *flag (the plan then
+// keeps plain Thomas, whose pivots the CPU's match). Needs nl >= 3.
+template <class T, bool PROBE>
+__global__ void k_tf_twist(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
+                           const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
+                           int *flag)
+{
+  using R = real_t<T>;
+  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= groups * m)
+    return;
+  const size_t g = q / m, k = q % m, base = g * m * (size_t)nl + k;
+  const T s = cg[g] + lb[k];
+  const T zero = T(0);
+  const int h = nl / 2;
+  auto at = [&](int i) { return base + (size_t)i * m; };
+  auto diag = [&](int i) { return ad[i] + s * md[i]; };
+  auto off = [&](int i) { return ao[i] + s * mo[i]; }; // rows i and i + 1
+  bool bad = false;
+  // Downwards: et couples the row to the one above, ct its multiplier,
+  // yt its partial solution; upwards likewise with the row below.
+  T piv = diag(0);
+  bad |= !(abs1(piv) > R(0));
+  T iv = inv(piv), et = off(0), ct = et * iv, yt = zero;
+  piv = diag(nl - 1);
+  bad |= !(abs1(piv) > R(0));
+  T jv = inv(piv), eb = off(nl - 2), cb = eb * jv, yb = zero;
+  if (!PROBE) {
+    yt = x[at(0)] * iv;
+    x[at(0)] = yt;
+    cp[at(0)] = ct;
+    yb = x[at(nl - 1)] * jv;
+    x[at(nl - 1)] = yb;
+    cp[at(nl - 1)] = cb;
+  }
+  // One row of each chain: i downwards, j upwards, their right-hand sides,
+  // diagonals and next couplings already formed.
+  auto down = [&](int i, T r, T dg, T en) {
+    const T t = et * ct;
+    piv = dg - t;
+    if (PROBE)
+      bad |= !(abs1(piv) > eps_of<T>() * (abs1(dg) + abs1(t)));
+    iv = inv(piv);
+    if (!PROBE) {
+      yt = (r - et * yt) * iv;
+      x[at(i)] = yt;
+      cp[at(i)] = en * iv;
+    }
+    et = en;
+    ct = en * iv;
+  };
+  auto up = [&](int j, T r, T dg, T en) {
+    const T t = eb * cb;
+    const T pj = dg - t;
+    if (PROBE)
+      bad |= !(abs1(pj) > eps_of<T>() * (abs1(dg) + abs1(t)));
+    jv = inv(pj);
+    if (!PROBE) {
+      yb = (r - eb * yb) * jv;
+      x[at(j)] = yb;
+      cp[at(j)] = en * jv;
+    }
+    eb = en;
+    cb = en * jv;
+  };
+  // Rows 1 .. h-1 downwards beside rows nl-2 .. h+1 upwards, TF_CHUNK of
+  // each loaded ahead; the down chain has one row more when nl is even.
+  const int steps = nl - 2 - h; // rows of the up chain
+  int t = 0;
+  for (; t + TF_CHUNK <= steps; t += TF_CHUNK) {
+    T rd[TF_CHUNK], dd[TF_CHUNK], ed[TF_CHUNK], ru[TF_CHUNK], du[TF_CHUNK], eu[TF_CHUNK];
+#pragma unroll
+    for (int c = 0; c < TF_CHUNK; c++) {
+      const int i = 1 + t + c, j = nl - 2 - t - c;
+      rd[c] = PROBE ? zero : x[at(i)];
+      ru[c] = PROBE ? zero : x[at(j)];
+      dd[c] = diag(i);
+      du[c] = diag(j);
+      ed[c] = off(i);
+      eu[c] = off(j - 1);
+    }
+#pragma unroll
+    for (int c = 0; c < TF_CHUNK; c++) {
+      down(1 + t + c, rd[c], dd[c], ed[c]);
+      up(nl - 2 - t - c, ru[c], du[c], eu[c]);
+    }
+  }
+  for (; t < steps; t++) {
+    const int i = 1 + t, j = nl - 2 - t;
+    down(i, PROBE ? zero : x[at(i)], diag(i), off(i));
+    up(j, PROBE ? zero : x[at(j)], diag(j), off(j - 1));
+  }
+  if (1 + steps < h) // nl even: row h - 1
+    down(h - 1, PROBE ? zero : x[at(h - 1)], diag(h - 1), off(h - 1));
+  // Row h: both neighbours eliminated.
+  {
+    const T dg = diag(h), t1 = et * ct, t2 = eb * cb;
+    const T ph = dg - t1 - t2;
+    bad |= PROBE && !(abs1(ph) > eps_of<T>() * (abs1(dg) + abs1(t1) + abs1(t2)));
+    if (!PROBE) {
+      T xh = (x[at(h)] - et * yt - eb * yb) * inv(ph);
+      x[at(h)] = xh;
+      // Back substitution: rows h-1 .. 0 and h+1 .. nl-1 at once.
+      T xd = xh, xu = xh;
+      int i = h - 1, j = h + 1;
+      for (; i - TF_CHUNK + 1 >= 0 && j + TF_CHUNK - 1 <= nl - 1; i -= TF_CHUNK, j += TF_CHUNK) {
+        T yd[TF_CHUNK], cd[TF_CHUNK], yu[TF_CHUNK], cu[TF_CHUNK];
+#pragma unroll
+        for (int c = 0; c < TF_CHUNK; c++) {
+          yd[c] = x[at(i - c)];
+          cd[c] = cp[at(i - c)];
+          yu[c] = x[at(j + c)];
+          cu[c] = cp[at(j + c)];
+        }
+#pragma unroll
+        for (int c = 0; c < TF_CHUNK; c++) {
+          xd = yd[c] - cd[c] * xd;
+          x[at(i - c)] = xd;
+          xu = yu[c] - cu[c] * xu;
+          x[at(j + c)] = xu;
+        }
+      }
+      for (; i >= 0; i--) {
+        xd = x[at(i)] - cp[at(i)] * xd;
+        x[at(i)] = xd;
+      }
+      for (; j <= nl - 1; j++) {
+        xu = x[at(j)] - cp[at(j)] * xu;
+        x[at(j)] = xu;
+      }
+    }
+  }
+  if (PROBE && bad)
+    atomicOr(flag, 2);
+}
+
 // The last dimension's factors on the device: a_diag, a_off, m_diag, m_off.
 template <class T> struct TfFacs {
   const T *ad, *ao, *md, *mo;
   int nl;
-  int sms; // multiprocessors of the device (asked once, at plan creation)
+  int sms;   // multiprocessors of the device (asked once, at plan creation)
+  int twist; // k_tf_twist where the systems are few (tf_twist_fits)
 };
+
+// Whether k_tf_twist serves nsys systems of order nl: too few systems to
+// give every SM a full block of TF_THREADS (the chains' latency sets the
+// time), and nl >= 16 (its two chains need nl >= 3; below 16 they are
+// short either way).
+inline bool tf_twist_fits(size_t nsys, int nl, int sms)
+{
+  return nl >= 16 && nsys < (size_t)sms * TF_THREADS;
+}
 
 // k_tf_thomas over groups x m systems on stream cs (a plain launch: the
 // kernel follows a cuBLAS product, in stream order).
@@ -238,8 +391,12 @@ cudaError_t tf_thomas(T *x, T *cp, size_t groups, size_t m, const T *cg, const T
   while (threads > 32 && (nsys + threads - 1) / threads < 2 * (size_t)F.sms)
     threads /= 2;
   const unsigned grid = (unsigned)((nsys + threads - 1) / threads);
-  k_tf_thomas<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
-                                                  F.md, F.mo, flag);
+  if (F.twist && tf_twist_fits(nsys, F.nl, F.sms))
+    k_tf_twist<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
+                                                   F.md, F.mo, flag);
+  else
+    k_tf_thomas<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad,
+                                                    F.ao, F.md, F.mo, flag);
   return cudaGetLastError();
 }
 
