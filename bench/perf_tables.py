@@ -435,7 +435,8 @@ def readme_table(results):
 
 
 def planner_rows(results, dev):
-    rows, _ = read_csv(os.path.join(results, dev, "planner.csv"))
+    # pscr-roofline's run with --planner measure (the folder README's command).
+    rows, _ = read_csv(os.path.join(results, dev, "roofline.csv"))
     cases, get = case_getter(rows)
     return rows, cases, get
 
@@ -457,14 +458,14 @@ def planner_table(results, dev):
     note = ("pscr planned with `PSCR_PLANNER_MEASURE`; device-only medians in ms, in "
             "parentheses the peer's time over pscr's (above 1: pscr is faster); plan ms: "
             "pscr_plan_create with every candidate's plan and timed solves (the process's "
-            "first plan also creates the CUDA context). The method chosen per case is in "
-            "the run's planner.txt.")
+            "first plan also creates the CUDA context). The method chosen per case, and "
+            "every candidate's estimate and time, are in the run's roofline.txt.")
     head = ("case", "type", "pscr ms", "dense MD ms", "cuFFT DST-I ms", "plan ms",
             "pscr backward error")
-    return caption(results, dev, "planner.csv") + " " + note + "\n\n" + table(head, body)
+    return caption(results, dev, "roofline.csv") + " " + note + "\n\n" + table(head, body)
 
 
-KINDS = (("bench", "bench.csv", bench_table), ("planner", "planner.csv", planner_table), ("roofline", "roofline.csv", roofline_table),
+KINDS = (("bench", "bench.csv", bench_table), ("planner", "roofline.csv", planner_table), ("roofline", "roofline.csv", roofline_table),
          ("peers", "roofline.csv", peers_table), ("precision", "precision.csv", precision_table),
          ("baselines", "baselines.csv", baselines_table),
          ("gpu-once", "gpu-once.csv", gpu_once_table), ("threads", "threads.csv", threads_table))
@@ -652,26 +653,6 @@ def plot_dir(folder):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         save(fig, "roofline.png")
-    if os.path.exists(os.path.join(folder, "planner.csv")):
-        rows, cases, get = planner_rows(results, dev)
-        fig, ax = plt.subplots(figsize=(9, 5))
-        width = 0.27
-        for k, (row, what, label) in enumerate((("run", "pscr", "pscr (MEASURE)"),
-                                                 ("baseline", "dense", "dense MD"),
-                                                 ("baseline", "cufft", "cuFFT DST-I"))):
-            xs = [i + (k - 1) * width for i, c in enumerate(cases)
-                  if get(c, row, what, "solve_ms") is not None]
-            ys = [get(c, row, what, "solve_ms") for c in cases
-                  if get(c, row, what, "solve_ms") is not None]
-            ax.bar(xs, ys, width, label=label, color=f"C{k}")
-        ax.set_xticks(range(len(cases)))
-        ax.set_xticklabels(cases, rotation=30, fontsize=8)
-        ax.set_yscale("log")
-        ax.set_ylabel("solve ms (device-only median)")
-        ax.grid(True, axis="y", which="both", alpha=0.3)
-        ax.legend(fontsize=8)
-        ax.set_title(title("planner.csv", "pscr-roofline --planner measure"), fontsize=10)
-        save(fig, "planner.png")
     for name, tool in (("precision.csv", "pscr-precision"), ("gpu-once.csv", "pscr-gpu-once")):
         if not os.path.exists(os.path.join(folder, name)):
             continue
