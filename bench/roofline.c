@@ -70,7 +70,7 @@ typedef struct rl_case {
 
 typedef struct rl_opts {
   rl_case cases[MAX_CASES];
-  int ncases, repeat, device, baselines, planner;
+  int ncases, repeat, device, baselines, planner, refine;
   size_t copy_mib;
   const char *csv;
 } rl_opts;
@@ -84,14 +84,16 @@ static void usage(FILE *out)
   fprintf(out, "usage: pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]\n"
                "                     [--csv FILE] [--device D] [--no-baselines] "
                "[--copy-mib M]\n"
-               "                     [--planner none|estimate|measure]\n"
+               "                     [--planner none|estimate|measure] [--refine K]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
                "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (none: the\n"
                "  reduction; estimate: the cost model's method per dimension, e.g. the dense\n"
                "  transform in 3D; measure: the fastest of the timed candidates); a transform\n"
                "  plan's stages are not profiled and it has no\n"
-               "  level-3 (cuSPARSE) rows.\n"
+               "  level-3 (cuSPARSE) rows. --refine K (1..8): Helmholtz cases get a row\n"
+               "  'pscr-refine', the chosen method with pscr_options.refine = K, checked and\n"
+               "  timed like pscr's.\n"
                "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
                "FILE, 77 without a CUDA device.\n",
           MAX_CASES, GPU_MIN_REPEAT);
@@ -163,6 +165,8 @@ static int parse_args(int argc, char **argv, rl_opts *o)
       o->copy_mib = (size_t)mib;
     } else if (cli_is(&c, "--csv"))
       bad = !(o->csv = cli_value(&c));
+    else if (cli_is(&c, "--refine"))
+      bad = cli_int(&c, 1, PSCR_REFINE_MAX, &o->refine);
     else if (cli_is(&c, "--planner")) {
       static const char *const planners[] = {"none", "estimate", "measure"};
       bad = cli_choice(&c, planners, 3, &o->planner);
@@ -381,7 +385,60 @@ fail:
   return -1;
 }
 
-/* A baseline row: its time against pscr's. */
+/* --refine K: the method pscr chose (info), now with K refinement steps;
+   device-only time and backward error checked like pscr's row. */
+static void run_refined(const rl_case *c, rl_problem *p, const rl_opts *o, const roof *r,
+                        const pscr_info *info, double pscr_ms, FILE *csv, int *failed)
+{
+  char msg[MSG_LEN] = "";
+  const char *dtype = cli_dtype_name(p->pb->dtype);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  opts.device = o->device;
+  opts.method[0] = info->method[0];
+  opts.method[1] = c->ndim == 3 ? info->method[1] : PSCR_METHOD_AUTO;
+  opts.refine = o->refine;
+  pscr_plan *plan = NULL;
+  gpu_timing t;
+  memset(&t, 0, sizeof t);
+  const double t0 = cli_now();
+  pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,
+                                    &opts);
+  const double init_ms = 1e3 * (cli_now() - t0);
+  if (st)
+    snprintf(msg, sizeof msg, "plan: %s", pscr_last_error());
+  else if ((st = pscr_solve(plan, p->b, p->u)))
+    snprintf(msg, sizeof msg, "solve: %s", pscr_last_error());
+  double berr = NAN;
+  if (!st) {
+    berr = problem_berr(p, p->u);
+    if ((st = gpu_time_solve(plan, o->device, p->pb->dtype, p->N, p->b, p->u, o->repeat, &t)))
+      snprintf(msg, sizeof msg, "%s", t.msg);
+  }
+  pscr_plan_destroy(plan);
+  if (st) {
+    printf("%-9s %-4s %-10s FAILED: %s (%s)\n", c->name, dtype, "pscr-refine", msg,
+           status_name(st));
+    *failed = 1;
+    return;
+  }
+  const double med = t.solve_ms_median;
+  /* The device arrays' residual is the device's (other rounding than the
+     host's): the two solutions agree to the problem's conditioning, not
+     bitwise. */
+  const int far = !(t.rel_diff <= 1e-8);
+  const int bad = !(berr <= pscr_tol(p->cplx, c->n)) || far;
+  *failed |= bad;
+  printf("%-9s %-4s %-10s %9.1f %9.3f %9.3f %8s %8s %6s %7s %7s  %8.2e  refine %d: %.2fx pscr's "
+         "time; device vs host %.1e%s\n",
+         c->name, dtype, "pscr-refine", init_ms, med, t.h2d_ms + t.d2h_ms, "-", "-", "-", "-", "-",
+         berr, o->refine, med / pscr_ms, t.rel_diff,
+         bad ? (far ? "  FAIL: device != host" : "  FAIL: backward error") : "");
+  csv_line(csv, c, dtype, "run", "pscr-refine", init_ms, med, t.h2d_ms + t.d2h_ms, NAN, NAN, r,
+           pscr_ms, berr);
+}
+
 /* A baseline row: its time against pscr's. A baseline whose answer misses
    its bound is rejected (no ratio), which is a finding about the baseline,
    not a failure of the run. */
@@ -560,6 +617,8 @@ int main(int argc, char **argv)
     double stage_ms[PSCR_STAGE_COUNT] = {0};
     pscr_plan *plan = NULL;
     const double pscr_ms = run_pscr(c, &p, &o, &r, csv, &info, stage_ms, &plan, &failed);
+    if (pscr_ms > 0 && o.refine && c->kind == PSCR_PROBLEM_HELMHOLTZ)
+      run_refined(c, &p, &o, &r, &info, pscr_ms, csv, &failed);
     if (pscr_ms > 0 && o.baselines) {
       if (c->kind == PSCR_PROBLEM_POISSON && c->grading == 0)
         run_cufft(c, &p, &o, &r, pscr_ms, csv, &failed);
