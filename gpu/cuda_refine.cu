@@ -2,7 +2,7 @@
 // the operator of eq. 7 / 8,
 //   (A u)(i) = sum_{s in {-1,0,1}^nd} [ sum_d A_d(i_d, i_d+s_d) prod_{e!=d} M_e(i_e, i_e+s_e)
 //                                       + c prod_e M_e(i_e, i_e+s_e) ] u(i+s),
-// one thread per entry (3^nd neighbours), in double or double complex from
+// one thread per entry (3^ND neighbours), in double or double complex from
 // the plan's double factors whatever the plan's dtype: a float plan's
 // refinement sees the residual of the float u in double.
 #include <cuda_runtime.h>
@@ -38,29 +38,30 @@ template <> __device__ inline double narrow<double>(double x) { return x; }
 template <> __device__ inline cf narrow<cf>(zc x) { return cf((float)x.re, (float)x.im); }
 template <> __device__ inline zc narrow<zc>(zc x) { return x; }
 
-// r = f - A u; dimensions past nd are of order 1 with A = 0, M = 1.
-template <class T>
-__global__ void k_residual(int nd, int n0, int n1, int n2, const typename wide_of<T>::type *fac,
+// r = f - A u, ND = 2 or 3 dimensions (n2 = 1 in 2D). Every loop has a
+// fixed trip count and is unrolled, so the stencil's 3^ND coefficients
+// live in registers; a neighbour past an edge has coefficient 0 and its
+// index clamped, so no branch depends on the position.
+template <class T, int ND>
+__global__ void k_residual(int n0, int n1, int n2, const typename wide_of<T>::type *fac,
                            typename wide_of<T>::type c, const T *f, const T *u, T *r,
                            size_t total)
 {
   using C = typename wide_of<T>::type;
   const int n[3] = {n0, n1, n2};
-  const C zero = C(0), one = C(1);
+  const C zero = C(0);
   for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
        t += (size_t)gridDim.x * blockDim.x) {
-    const int i[3] = {(int)(t / ((size_t)n1 * n2)), (int)(t / (size_t)n2 % (size_t)n1),
-                      (int)(t % (size_t)n2)};
-    // a[d][s + 1], m[d][s + 1]: row i_d of A_d and M_d at column i_d + s.
-    C a[3][3], m[3][3];
+    const size_t plane = (size_t)n1 * (size_t)n2;
+    const int i0 = (int)(t / plane), rest = (int)(t - (size_t)i0 * plane);
+    const int i[3] = {i0, ND == 3 ? rest / n2 : rest, ND == 3 ? rest % n2 : 0};
+    // a[d][s + 1], m[d][s + 1]: row i_d of A_d and M_d at column i_d + s;
+    // j[d][s + 1]: that column, clamped.
+    C a[ND][3], m[ND][3];
+    int j[ND][3];
     const C *at = fac;
-    for (int d = 0; d < 3; d++) {
-      if (d >= nd) {
-        a[d][0] = a[d][1] = a[d][2] = zero;
-        m[d][0] = m[d][2] = zero;
-        m[d][1] = one;
-        continue;
-      }
+#pragma unroll
+    for (int d = 0; d < ND; d++) {
       const int nn = n[d], k = i[d];
       const C *ad = at, *ao = at + nn, *md = at + 2 * (size_t)nn, *mo = at + 3 * (size_t)nn;
       at += 4 * (size_t)nn;
@@ -70,27 +71,27 @@ __global__ void k_residual(int nd, int n0, int n1, int n2, const typename wide_o
       m[d][0] = k > 0 ? mo[k - 1] : zero;
       a[d][2] = k < nn - 1 ? ao[k] : zero;
       m[d][2] = k < nn - 1 ? mo[k] : zero;
+      j[d][0] = k > 0 ? k - 1 : k;
+      j[d][1] = k;
+      j[d][2] = k < nn - 1 ? k + 1 : k;
     }
     C acc = zero;
-    for (int s0 = 0; s0 < 3; s0++) {
-      const int j0 = i[0] + s0 - 1;
-      if (j0 < 0 || j0 >= n0)
-        continue;
+#pragma unroll
+    for (int s0 = 0; s0 < 3; s0++)
+#pragma unroll
       for (int s1 = 0; s1 < 3; s1++) {
-        const int j1 = i[1] + s1 - 1;
-        if (j1 < 0 || j1 >= n1)
-          continue;
-        const C mm01 = m[0][s0] * m[1][s1];
+        const C mm = m[0][s0] * m[1][s1];
         const C am = a[0][s0] * m[1][s1] + m[0][s0] * a[1][s1];
-        for (int s2 = 0; s2 < 3; s2++) {
-          const int j2 = i[2] + s2 - 1;
-          if (j2 < 0 || j2 >= n2)
-            continue;
-          const C coef = am * m[2][s2] + mm01 * a[2][s2] + c * (mm01 * m[2][s2]);
-          acc += coef * widen(u[((size_t)j0 * n1 + j1) * n2 + j2]);
+        const size_t row = (size_t)j[0][s0] * n1 + j[1][s1];
+        if constexpr (ND == 2) {
+          acc += (am + c * mm) * widen(u[row]);
+        } else {
+#pragma unroll
+          for (int s2 = 0; s2 < 3; s2++)
+            acc += (am * m[2][s2] + mm * a[2][s2] + c * (mm * m[2][s2])) *
+                   widen(u[row * n2 + j[2][s2]]);
         }
       }
-    }
     r[t] = narrow<T>(widen(f[t]) - acc);
   }
 }
@@ -186,9 +187,15 @@ extern "C" pscr_status pscr_cuda_refine_residual(void *state, const void *f, con
     else
       c = C(s->shift[0], s->shift[1]);
     constexpr int threads = 256;
-    k_residual<T><<<grid_of(s->total, threads), threads, 0, (cudaStream_t)stream>>>(
-        s->ndim, s->n[0], s->n[1], s->n[2], (const C *)s->fac, c, (const T *)f, (const T *)u,
-        (T *)s->r, s->total);
+    const unsigned grid = grid_of(s->total, threads);
+    if (s->ndim == 2)
+      k_residual<T, 2><<<grid, threads, 0, (cudaStream_t)stream>>>(
+          s->n[0], s->n[1], 1, (const C *)s->fac, c, (const T *)f, (const T *)u, (T *)s->r,
+          s->total);
+    else
+      k_residual<T, 3><<<grid, threads, 0, (cudaStream_t)stream>>>(
+          s->n[0], s->n[1], s->n[2], (const C *)s->fac, c, (const T *)f, (const T *)u,
+          (T *)s->r, s->total);
     const cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? PSCR_SUCCESS : pscr_cuda_error(e, "cudaLaunchKernel(k_residual)");
   });
