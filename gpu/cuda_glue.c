@@ -222,6 +222,7 @@ static void pscr_cuda_tf_view_of(const pscr_plan *p, pscr_cuda_tf_view *v)
   v->shift[0] = p->shift[0];
   v->shift[1] = p->shift[1];
   v->nthreads = p->nthreads;
+  v->no_twist = (p->opts.flags & PSCR_FLAG_CUDA_NO_TWIST) != 0;
   for (int d = 0; d < p->ndim - 1; d++) {
     v->w[d] = p->w[d];
     v->lambda[d] = p->lambda[d];

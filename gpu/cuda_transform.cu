@@ -279,7 +279,7 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
     // would serve (bit 2: it serves only if they pass).
     const size_t m = (size_t)s->n[s->ndim == 3 ? 1 : 0];
     e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream, 0);
-    if (e == cudaSuccess)
+    if (e == cudaSuccess && !v->no_twist)
       e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream, 1);
     if (e == cudaSuccess)
       e = cudaStreamSynchronize(s->stream);
@@ -293,7 +293,7 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
     int flag = 0;
     PSCR_CUDA_GOTO(st, out, cudaMemcpy(&flag, s->flag, sizeof flag, cudaMemcpyDeviceToHost));
     s->singular = (flag & 1) != 0;
-    s->twist = (flag & 2) == 0;
+    s->twist = !v->no_twist && (flag & 2) == 0;
   }
 out:
   return st;

@@ -574,6 +574,42 @@ static void check_cuda_singular(void)
 }
 #endif
 
+#if PSCR_HAVE_CUDA
+/* PSCR_FLAG_CUDA_NO_TWIST: the transforms' Thomas systems by plain Thomas
+   where the default takes the twisted factorization (few systems, rows
+   >= 16): the same solution to rounding (the twisted pivots differ). */
+static void check_cuda_twist(op *o, pscr_method m0, pscr_method m1)
+{
+  const size_t N = tu_size(o->ndim, o->pencils), bytes = N * tu_dtype_size(o->dtype);
+  void *f = random_vector(o, 91), *u[2] = {malloc(bytes), malloc(bytes)};
+  ck_assert(u[0] && u[1]);
+  for (int k = 0; k < 2; k++) {
+    pscr_options opts;
+    pscr_options_init(&opts);
+    opts.backend = PSCR_BACKEND_CUDA;
+    opts.method[0] = m0;
+    opts.method[1] = o->ndim == 3 ? m1 : PSCR_METHOD_AUTO;
+    opts.flags = k ? PSCR_FLAG_CUDA_NO_TWIST : 0;
+    pscr_plan *plan = NULL;
+    ck_assert_int_eq(pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, f, u[k]), PSCR_SUCCESS);
+    pscr_plan_destroy(plan);
+  }
+  const double rel = rel_diff(o, N, u[0], u[1]);
+  const double berr = tu_backward_error(o->dtype, o->ndim, o->pencils, op_shift(o), u[0], f);
+  printf("twisted vs plain Thomas, %dD %dx%dx%d %s%s %s: relative difference %.2e, backward "
+         "error %.2e\n",
+         o->ndim, o->pencils[0].n, o->pencils[1].n, o->ndim == 3 ? o->pencils[2].n : 1,
+         method_name(m0), o->ndim == 3 ? method_name(m1) : "", dtype_name(o->dtype), rel, berr);
+  ck_assert_msg(rel <= (op_single(o) ? REL_CPU_SINGLE : REL_CPU_DOUBLE),
+                "twisted and plain Thomas differ by %.3e", rel);
+  free(f);
+  free(u[0]);
+  free(u[1]);
+}
+#endif
+
 /* The CUDA backend takes every method vector (2D T and R; 3D the four),
    every dtype, where there is a device. */
 START_TEST(methods_cuda)
@@ -626,6 +662,19 @@ START_TEST(methods_cuda)
       }
     }
   check_cuda_singular();
+  {
+    const int t2[2] = {200, 150}, t3[3] = {31, 31, 31};
+    for (int single = 0; single < 2; single++) {
+      make_op(&o, HELMHOLTZ, 2, t2, 7);
+      if (single)
+        op_to_single(&o);
+      check_cuda_twist(&o, PSCR_METHOD_TRANSFORM, PSCR_METHOD_AUTO);
+      op_free(&o);
+    }
+    make_op(&o, RANDOM_SPD, 3, t3, 8);
+    check_cuda_twist(&o, PSCR_METHOD_TRANSFORM, PSCR_METHOD_TRANSFORM);
+    op_free(&o);
+  }
   /* A mixed vector with the AUTO backend runs on the device. */
   make_op(&o, POISSON, 3, n3, 1);
   opts.backend = PSCR_BACKEND_AUTO;
