@@ -367,13 +367,16 @@ template <class T> struct TfFacs {
   int twist; // k_tf_twist where the systems are few (tf_twist_fits)
 };
 
-// Whether k_tf_twist serves nsys systems of order nl: too few systems to
-// give every SM a full block of TF_THREADS (the chains' latency sets the
-// time), and nl >= 16 (its two chains need nl >= 3; below 16 they are
-// short either way).
-inline bool tf_twist_fits(size_t nsys, int nl, int sms)
+// Whether k_tf_twist serves groups x m systems of order nl: one group
+// (2D), too few systems to give every SM a full block of TF_THREADS (the
+// chains' latency sets the time), and nl >= 16 (its two chains need nl >=
+// 3; below 16 they are short either way). H100, device-only medians
+// against plain Thomas: 2D 127^2 to 1023^2 7% to 21% faster; 3D 127^3
+// (16129 systems) even, 63^3 slower (0.068 against 0.060 ms in the
+// roofline runs, untraced): 3D keeps plain Thomas.
+inline bool tf_twist_fits(size_t groups, size_t nsys, int nl, int sms)
 {
-  return nl >= 16 && nsys < (size_t)sms * TF_THREADS;
+  return groups == 1 && nl >= 16 && nsys < (size_t)sms * TF_THREADS;
 }
 
 // k_tf_thomas over groups x m systems on stream cs (a plain launch: the
@@ -391,7 +394,7 @@ cudaError_t tf_thomas(T *x, T *cp, size_t groups, size_t m, const T *cg, const T
   while (threads > 32 && (nsys + threads - 1) / threads < 2 * (size_t)F.sms)
     threads /= 2;
   const unsigned grid = (unsigned)((nsys + threads - 1) / threads);
-  if (F.twist && tf_twist_fits(nsys, F.nl, F.sms))
+  if (F.twist && tf_twist_fits(groups, nsys, F.nl, F.sms))
     k_tf_twist<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
                                                    F.md, F.mo, flag);
   else
