@@ -11,9 +11,13 @@ build=${PSCR_ASAN_DIR:-build-asan}
 # The optional PETSc example (where petsc-dev is installed) is left out here:
 # it runs a third-party MPI stack whose own allocations are not ours to
 # sanitize; it runs in the plain ctest stage (scripts/test.sh).
+# The Fortran module and its test get the same flags (CMAKE_Fortran_FLAGS, used
+# by gfortran's compile and link steps): a program that loads the sanitized
+# libpscr needs the sanitizer runtime linked first.
+sanitize="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Debug -DPSCR_ENABLE_CUDA=OFF -DPSCR_WERROR=ON \
   -DPSCR_BUILD_BENCH=OFF -DPSCR_WITH_PETSC=OFF \
-  -DCMAKE_C_FLAGS="-O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all" \
+  -DCMAKE_C_FLAGS="$sanitize" -DCMAKE_Fortran_FLAGS="$sanitize" \
   >/dev/null
 cmake --build "$build" -j"$(nproc)"
 # The Python tests (scripts_*, perf_tables, docs_links*) have no C code to

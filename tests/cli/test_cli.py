@@ -173,6 +173,10 @@ EXPLICIT = {
         (["20", "20", "20"], ["unexpected argument", "'20'"]),
         (["--fo"], ["unknown option", "'--fo'"]),
     ], ["16", "20"], False),
+    "pscr-poisson-fortran": ([
+        (["extra"], ["unexpected argument", "'extra'"]),
+        (["--fo"], ["unknown option", "'--fo'"]),
+    ], [], False),
     "pscr-gpu-once": ([
         (["p4", "31"], ["KIND", "'p4'", NOT_WORD]),
         (["p2", "abc"], ["N", "'abc'", "is not an integer"]),

@@ -2,8 +2,9 @@
 # Install the build tree into a scratch prefix, then check what a user of the
 # install meets: the exported symbols, the installed pscr-solve (run from the
 # prefix and from a moved copy of it: its RPATH is relative), and outside
-# consumers built with find_package(pscr) and with pkg-config, as README.md
-# and docs/user-guide.md describe them. Every program runs without
+# consumers built with find_package(pscr) and with pkg-config (and, where the
+# build has the Fortran module, a Fortran program that uses it), as README.md,
+# docs/user-guide.md and docs/fortran.md describe them. Every program runs without
 # LD_LIBRARY_PATH, so only RPATHs can find the library.
 # Args: BUILD_DIR SRC_DIR WORK_DIR
 set -eu
@@ -55,3 +56,16 @@ if run "$work/consumer_pc_plain" >/dev/null 2>&1; then
 fi
 LD_LIBRARY_PATH="$libdir" "$work/consumer_pc_plain" >/dev/null
 echo "find_package(pscr) and pkg-config consumers: OK, without LD_LIBRARY_PATH (pkg-config: with -Wl,-rpath)"
+# The Fortran module, where the build made it: the Fortran example built
+# against the install as docs/fortran.md says (pscr.mod from the include
+# folder, -lpscr_fortran before pkg-config's libraries), with the build's
+# own Fortran compiler (module files are compiler-specific), runs.
+if [ -e "$work/prefix/include/pscr.mod" ]; then
+  fc=$(sed -n 's/^CMAKE_Fortran_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+  # shellcheck disable=SC2046
+  "$fc" "$src/../../examples/poisson_fortran.f90" -o "$work/consumer_fortran" \
+    $(pkg-config --cflags pscr) -lpscr_fortran $(pkg-config --libs pscr) -Wl,-rpath,"$libdir"
+  run "$work/consumer_fortran" >"$work/fortran.log" ||
+    { cat "$work/fortran.log"; echo "the installed Fortran module's consumer failed"; exit 1; }
+  echo "Fortran consumer (use pscr, -lpscr_fortran): OK"
+fi
