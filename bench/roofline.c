@@ -70,7 +70,7 @@ typedef struct rl_case {
 
 typedef struct rl_opts {
   rl_case cases[MAX_CASES];
-  int ncases, repeat, device, baselines, planner, refine;
+  int ncases, repeat, device, baselines, planner, refine, refine_single;
   size_t copy_mib;
   const char *csv;
 } rl_opts;
@@ -85,6 +85,7 @@ static void usage(FILE *out)
                "                     [--csv FILE] [--device D] [--no-baselines] "
                "[--copy-mib M]\n"
                "                     [--planner none|estimate|measure] [--refine K]\n"
+               "                     [--refine-single]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
                "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (none: the\n"
@@ -93,7 +94,7 @@ static void usage(FILE *out)
                "  plan's stages are not profiled and it has no\n"
                "  level-3 (cuSPARSE) rows. --refine K (1..8): Helmholtz cases get a row\n"
                "  'pscr-refine', the chosen method with pscr_options.refine = K, checked and\n"
-               "  timed like pscr's.\n"
+               "  timed like pscr's; --refine-single: its corrections by a float plan.\n"
                "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
                "FILE, 77 without a CUDA device.\n",
           MAX_CASES, GPU_MIN_REPEAT);
@@ -167,6 +168,10 @@ static int parse_args(int argc, char **argv, rl_opts *o)
       bad = !(o->csv = cli_value(&c));
     else if (cli_is(&c, "--refine"))
       bad = cli_int(&c, 1, PSCR_REFINE_MAX, &o->refine);
+    else if (cli_is(&c, "--refine-single")) {
+      bad = cli_switch(&c);
+      o->refine_single = 1;
+    }
     else if (cli_is(&c, "--planner")) {
       static const char *const planners[] = {"none", "estimate", "measure"};
       bad = cli_choice(&c, planners, 3, &o->planner);
@@ -399,6 +404,7 @@ static void run_refined(const rl_case *c, rl_problem *p, const rl_opts *o, const
   opts.method[0] = info->method[0];
   opts.method[1] = c->ndim == 3 ? info->method[1] : PSCR_METHOD_AUTO;
   opts.refine = o->refine;
+  opts.refine_single = o->refine_single;
   pscr_plan *plan = NULL;
   gpu_timing t;
   memset(&t, 0, sizeof t);
@@ -430,10 +436,11 @@ static void run_refined(const rl_case *c, rl_problem *p, const rl_opts *o, const
   const int far = !(t.rel_diff <= 1e-8);
   const int bad = !(berr <= pscr_tol(p->cplx, c->n)) || far;
   *failed |= bad;
-  printf("%-9s %-4s %-10s %9.1f %9.3f %9.3f %8s %8s %6s %7s %7s  %8.2e  refine %d: %.2fx pscr's "
-         "time; device vs host %.1e%s\n",
+  printf("%-9s %-4s %-10s %9.1f %9.3f %9.3f %8s %8s %6s %7s %7s  %8.2e  refine %d%s: %.2fx "
+         "pscr's time; device vs host %.1e%s\n",
          c->name, dtype, "pscr-refine", init_ms, med, t.h2d_ms + t.d2h_ms, "-", "-", "-", "-", "-",
-         berr, o->refine, med / pscr_ms, t.rel_diff,
+         berr, o->refine, o->refine_single ? " (float corrections)" : "", med / pscr_ms,
+         t.rel_diff,
          bad ? (far ? "  FAIL: device != host" : "  FAIL: backward error") : "");
   csv_line(csv, c, dtype, "run", "pscr-refine", init_ms, med, t.h2d_ms + t.d2h_ms, NAN, NAN, r,
            pscr_ms, berr);

@@ -7,6 +7,7 @@
  *              [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]
  *              [--threads T] [--repeat R] [--batch K] [--flags NAME,...]
  *              [--method M[,M]] [--planner none|estimate|measure] [--refine K]
+ *              [--refine-single]
  *
  * --dtype float solves in single precision (R32 / C32): the problem's
  * factors, shift and load are rounded to float first and the errors are
@@ -40,7 +41,7 @@ static void usage(FILE *out)
           "                  [--omega W] [--dtype double|float] [--backend auto|cpu|cuda]\n"
           "                  [--threads T] [--repeat R] [--batch K] [--flags NAME,...]\n"
           "                  [--method M[,M]] [--planner none|estimate|measure]\n"
-          "                  [--refine K]\n"
+          "                  [--refine K] [--refine-single]\n"
           "defaults: 2D Poisson, n = 1023 (2D) or 127 (3D), uniform mesh (G in [0, 1)),\n"
           "          omega = 40, double, backend auto (CUDA when present), all threads\n"
           "          (T >= 1), 5 timed solves, one right-hand side, no flags\n"
@@ -53,6 +54,7 @@ static void usage(FILE *out)
           "--planner: how auto methods are chosen: none (the reduction, default),\n"
           "          estimate (the cost model) or measure (times each candidate)\n"
           "--refine K: K steps of iterative refinement after each solve (0 .. 8)\n"
+          "--refine-single: the refinement's corrections by a float plan (double only)\n"
           "Exit status: 0, 1 on a library error, 2 on a bad command line.\n");
 }
 
@@ -115,6 +117,10 @@ int main(int argc, char **argv)
       bad = cli_choice(&c, planners, 3, &planner);
     else if (cli_is(&c, "--refine"))
       bad = cli_int(&c, 0, PSCR_REFINE_MAX, &opts.refine);
+    else if (cli_is(&c, "--refine-single")) {
+      bad = cli_switch(&c);
+      opts.refine_single = 1;
+    }
     else if (cli_is(&c, "--method")) {
       bad = cli_choice_seq(&c, methods, 3, method, 2, &nmethods);
       method_text = c.inline_val ? c.inline_val : c.argv[c.next - 1];

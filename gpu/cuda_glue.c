@@ -341,13 +341,17 @@ static pscr_status pscr_cuda_solve_device_refined(pscr_plan *p, const void *f, v
   pscr_status st = f == u ? pscr_cuda_refine_save(b->refine, f, stream, &fk) : PSCR_SUCCESS;
   if (st == PSCR_SUCCESS)
     st = pscr_cuda_solve_device(p, f, u, stream);
+  /* refine_single: the corrections by the float plan of the same pencils
+     (refine.c made it, on this backend), r and d in float. */
+  pscr_plan *corr = p->refine_plan ? p->refine_plan : p;
+  const int single = p->refine_plan != NULL;
   for (int k = 0; k < p->opts.refine && st == PSCR_SUCCESS; k++) {
     void *r = NULL;
-    st = pscr_cuda_refine_residual(b->refine, fk, u, stream, &r);
+    st = pscr_cuda_refine_residual(b->refine, fk, u, single, stream, &r);
     if (st == PSCR_SUCCESS)
-      st = pscr_cuda_solve_device(p, r, r, stream);
+      st = pscr_cuda_solve_device(corr, r, r, stream);
     if (st == PSCR_SUCCESS)
-      st = pscr_cuda_refine_add(b->refine, u, stream);
+      st = pscr_cuda_refine_add(b->refine, u, single, stream);
   }
   pscr_cuda_restore_device(saved);
   return st;

@@ -8,6 +8,8 @@
 #include <cuda_runtime.h>
 #include <stdlib.h>
 
+#include <type_traits>
+
 #include "cuda_check.h"
 #include "cuda_refine.h"
 #include "cuda_scalar.cuh"
@@ -42,9 +44,9 @@ template <> __device__ inline zc narrow<zc>(zc x) { return x; }
 // fixed trip count and is unrolled, so the stencil's 3^ND coefficients
 // live in registers; a neighbour past an edge has coefficient 0 and its
 // index clamped, so no branch depends on the position.
-template <class T, int ND>
+template <class T, int ND, class TO>
 __global__ void k_residual(int n0, int n1, int n2, const typename wide_of<T>::type *fac,
-                           typename wide_of<T>::type c, const T *f, const T *u, T *r,
+                           typename wide_of<T>::type c, const T *f, const T *u, TO *r,
                            size_t total)
 {
   using C = typename wide_of<T>::type;
@@ -92,15 +94,25 @@ __global__ void k_residual(int n0, int n1, int n2, const typename wide_of<T>::ty
                    widen(u[row * n2 + j[2][s2]]);
         }
       }
-    r[t] = narrow<T>(widen(f[t]) - acc);
+    r[t] = narrow<TO>(widen(f[t]) - acc);
   }
 }
 
-template <class T> __global__ void k_add(T *u, const T *d, size_t total)
+// The float type of T (refine_single: r and the correction in float).
+template <class T> struct single_of { using type = T; };
+template <> struct single_of<double> { using type = float; };
+template <> struct single_of<zc> { using type = cf; };
+
+// u += d, d of type TD (T, or its float type: widened first).
+template <class T, class TD> __global__ void k_add(T *u, const TD *d, size_t total)
 {
   for (size_t t = (size_t)blockIdx.x * blockDim.x + threadIdx.x; t < total;
-       t += (size_t)gridDim.x * blockDim.x)
-    u[t] += d[t];
+       t += (size_t)gridDim.x * blockDim.x) {
+    if constexpr (std::is_same<T, TD>::value)
+      u[t] += d[t];
+    else
+      u[t] += widen(d[t]); // a double plan's float correction
+  }
 }
 
 unsigned grid_of(size_t total, int threads)
@@ -172,7 +184,7 @@ out:
 }
 
 extern "C" pscr_status pscr_cuda_refine_residual(void *state, const void *f, const void *u,
-                                                 void *stream, void **r)
+                                                 int single_out, void *stream, void **r)
 {
   RefineState *s = (RefineState *)state;
   pscr_status st = PSCR_SUCCESS;
@@ -187,15 +199,23 @@ extern "C" pscr_status pscr_cuda_refine_residual(void *state, const void *f, con
     else
       c = C(s->shift[0], s->shift[1]);
     constexpr int threads = 256;
+    using TS = typename single_of<T>::type;
     const unsigned grid = grid_of(s->total, threads);
-    if (s->ndim == 2)
-      k_residual<T, 2><<<grid, threads, 0, (cudaStream_t)stream>>>(
-          s->n[0], s->n[1], 1, (const C *)s->fac, c, (const T *)f, (const T *)u, (T *)s->r,
-          s->total);
+    cudaStream_t cs = (cudaStream_t)stream;
+    const T *ft = (const T *)f, *ut = (const T *)u;
+    const int n0 = s->n[0], n1 = s->n[1], n2 = s->ndim == 3 ? s->n[2] : 1;
+    if (single_out && s->ndim == 2)
+      k_residual<T, 2, TS><<<grid, threads, 0, cs>>>(n0, n1, n2, (const C *)s->fac, c, ft, ut,
+                                                     (TS *)s->r, s->total);
+    else if (single_out)
+      k_residual<T, 3, TS><<<grid, threads, 0, cs>>>(n0, n1, n2, (const C *)s->fac, c, ft, ut,
+                                                     (TS *)s->r, s->total);
+    else if (s->ndim == 2)
+      k_residual<T, 2, T><<<grid, threads, 0, cs>>>(n0, n1, n2, (const C *)s->fac, c, ft, ut,
+                                                    (T *)s->r, s->total);
     else
-      k_residual<T, 3><<<grid, threads, 0, (cudaStream_t)stream>>>(
-          s->n[0], s->n[1], s->n[2], (const C *)s->fac, c, (const T *)f, (const T *)u,
-          (T *)s->r, s->total);
+      k_residual<T, 3, T><<<grid, threads, 0, cs>>>(n0, n1, n2, (const C *)s->fac, c, ft, ut,
+                                                    (T *)s->r, s->total);
     const cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? PSCR_SUCCESS : pscr_cuda_error(e, "cudaLaunchKernel(k_residual)");
   });
@@ -203,7 +223,7 @@ out:
   return st;
 }
 
-extern "C" pscr_status pscr_cuda_refine_add(void *state, void *u, void *stream)
+extern "C" pscr_status pscr_cuda_refine_add(void *state, void *u, int single_in, void *stream)
 {
   RefineState *s = (RefineState *)state;
   pscr_status st = PSCR_SUCCESS;
@@ -211,8 +231,13 @@ extern "C" pscr_status pscr_cuda_refine_add(void *state, void *u, void *stream)
   st = by_type(s, [&](auto t) -> pscr_status {
     using T = decltype(t);
     constexpr int threads = 256;
-    k_add<T><<<grid_of(s->total, threads), threads, 0, (cudaStream_t)stream>>>(
-        (T *)u, (const T *)s->r, s->total);
+    using TS = typename single_of<T>::type;
+    if (single_in)
+      k_add<T, TS><<<grid_of(s->total, threads), threads, 0, (cudaStream_t)stream>>>(
+          (T *)u, (const TS *)s->r, s->total);
+    else
+      k_add<T, T><<<grid_of(s->total, threads), threads, 0, (cudaStream_t)stream>>>(
+          (T *)u, (const T *)s->r, s->total);
     const cudaError_t e = cudaGetLastError();
     return e == cudaSuccess ? PSCR_SUCCESS : pscr_cuda_error(e, "cudaLaunchKernel(k_add)");
   });

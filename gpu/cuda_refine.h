@@ -28,11 +28,14 @@ typedef struct pscr_cuda_refine_view {
 pscr_status pscr_cuda_refine_setup(const pscr_cuda_refine_view *v, void **state, size_t *bytes);
 /* Copy f into the state's buffer on stream; *saved: that buffer. */
 pscr_status pscr_cuda_refine_save(void *state, const void *f, void *stream, const void **saved);
-/* r = f - A u on stream; *r: the state's residual buffer. */
-pscr_status pscr_cuda_refine_residual(void *state, const void *f, const void *u, void *stream,
-                                      void **r);
-/* u += r (the state's residual buffer, by then the correction) on stream. */
-pscr_status pscr_cuda_refine_add(void *state, void *u, void *stream);
+/* r = f - A u on stream, stored in the plan's type or (single_out, a
+   double plan's refine_single) in its float type; *r: the state's
+   residual buffer. */
+pscr_status pscr_cuda_refine_residual(void *state, const void *f, const void *u,
+                                      int single_out, void *stream, void **r);
+/* u += r (the state's residual buffer, by then the correction; single_in:
+   in the float type) on stream. */
+pscr_status pscr_cuda_refine_add(void *state, void *u, int single_in, void *stream);
 void pscr_cuda_refine_destroy(void *state);
 
 #ifdef __cplusplus

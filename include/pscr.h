@@ -356,6 +356,18 @@ typedef struct pscr_options {
    * at a time. Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2.
    */
   int refine;
+  /**
+   * 1: the refinement's correction solves (A d = r) of a double plan (R64,
+   * C64) run in single precision, by a float plan of the same pencils
+   * that this plan holds (pscr_info workspace_bytes and device_bytes
+   * include it); the first solve and every residual stay double. A
+   * correction needs only a few correct digits, so one step still takes
+   * the backward error to a few eps, for about half a double solve (the
+   * float solve's time) instead of a whole one. 0 (default): corrections
+   * in the plan's own precision. Needs refine >= 1 and a double dtype;
+   * otherwise, or other values: PSCR_ERROR_INVALID_VALUE. New in 0.2.
+   */
+  int refine_single;
 } pscr_options;
 
 /** Largest pscr_options.refine. */

@@ -126,6 +126,14 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
   if (opts->refine < 0 || opts->refine > PSCR_REFINE_MAX)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "refine is %d, must be 0 .. %d", opts->refine,
                       PSCR_REFINE_MAX);
+  if (opts->refine_single != 0 && opts->refine_single != 1)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "refine_single is %d, must be 0 or 1",
+                      opts->refine_single);
+  if (opts->refine_single && (opts->refine == 0 || dtype == PSCR_R32 || dtype == PSCR_C32))
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "refine_single is 1, but it needs refine >= 1 (refine is %d) and a double "
+                      "dtype (PSCR_R64 or PSCR_C64)",
+                      opts->refine);
   if (opts->planner != PSCR_PLANNER_NONE && opts->planner != PSCR_PLANNER_ESTIMATE &&
       opts->planner != PSCR_PLANNER_MEASURE)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
@@ -797,6 +805,7 @@ void pscr_plan_destroy(pscr_plan *p)
   free(p->factor_storage);
   free(p->apply_storage);
   free(p->refine_storage);
+  pscr_plan_destroy(p->refine_plan);
   free(p);
 }
 

@@ -70,6 +70,9 @@ struct pscr_plan {
   void *refine_r;  /* total elements of dtype: the residual, then the correction */
   void *refine_wu; /* float plans: total compute-type elements, u widened */
   void *refine_au; /* total compute-type elements: A u */
+  /* options.refine_single: the float plan of the same pencils that solves
+     the corrections (refine.c); NULL otherwise. */
+  struct pscr_plan *refine_plan;
 };
 
 /* The refinement of pscr_options.refine (refine.c). */

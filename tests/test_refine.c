@@ -12,6 +12,8 @@
  *  - a float plan: the residual in double, one step lowers the backward
  *    error to the float rounding of u (<= 2 eps_f; measured 0.67 -> 0.18
  *    eps_f on graded Poisson 255x256);
+ *  - refine_single (the corrections by a float plan of the same pencils):
+ *    the same bound, in place as out of place;
  *  - the refinement buffers in pscr_info; bad values refused.
  */
 #include <float.h>
@@ -56,12 +58,14 @@ static void *random_of(const pscr_problem *pb, uint64_t seed)
   return x;
 }
 
-static pscr_plan *plan_of(const pscr_problem *pb, pscr_backend backend, int refine)
+static pscr_plan *plan_of(const pscr_problem *pb, pscr_backend backend, int refine,
+                          int single)
 {
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = backend;
   opts.refine = refine;
+  opts.refine_single = single;
   pscr_plan *plan = NULL;
   const pscr_status st = pscr_plan_create(&plan, PSCR_C64, pb->ndim, pb->pencils, pb->shift, &opts);
   ck_assert_msg(st == PSCR_SUCCESS, "plan (refine %d): %s", refine, pscr_last_error());
@@ -82,7 +86,7 @@ START_TEST(refine_helmholtz)
   void *f = random_of(pb, 11), *g = random_of(pb, 12), *u0 = malloc(bytes), *u1 = malloc(bytes);
   void *w = malloc(2 * bytes), *b = malloc(2 * bytes);
   ck_assert(u0 && u1 && w && b);
-  pscr_plan *p0 = plan_of(pb, PSCR_BACKEND_CPU, 0), *p1 = plan_of(pb, PSCR_BACKEND_CPU, 1);
+  pscr_plan *p0 = plan_of(pb, PSCR_BACKEND_CPU, 0, 0), *p1 = plan_of(pb, PSCR_BACKEND_CPU, 1, 0);
   ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_solve(p1, f, u1), PSCR_SUCCESS);
   const double e0 = berr(pb, u0, f), e1 = berr(pb, u1, f);
@@ -105,6 +109,20 @@ START_TEST(refine_helmholtz)
   ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
   ck_assert_int_eq(pscr_plan_info(p1, &i1), PSCR_SUCCESS);
   ck_assert_uint_eq(i1.workspace_bytes - i0.workspace_bytes, 3 * bytes);
+  /* refine_single: the correction by a float plan of the same pencils. */
+  pscr_plan *ps = plan_of(pb, PSCR_BACKEND_CPU, 1, 1);
+  ck_assert_int_eq(pscr_solve(ps, f, u1), PSCR_SUCCESS);
+  const double es = berr(pb, u1, f);
+  printf("%dD Helmholtz %d, omega h = 0.5: refined once by a float correction %.2e\n", ndim, n,
+         es);
+  ck_assert_msg(es <= BERR_REFINED, "refine_single backward error %.3e", es);
+  memcpy(w, f, bytes);
+  ck_assert_int_eq(pscr_solve(ps, w, w), PSCR_SUCCESS);
+  ck_assert(memcmp(w, u1, bytes) == 0);
+  pscr_info is;
+  ck_assert_int_eq(pscr_plan_info(ps, &is), PSCR_SUCCESS);
+  ck_assert_uint_gt(is.workspace_bytes, i1.workspace_bytes);
+  pscr_plan_destroy(ps);
   pscr_plan_destroy(p0);
   pscr_plan_destroy(p1);
   free(f);
@@ -166,6 +184,23 @@ START_TEST(refine_bad)
     ck_assert_msg(strstr(pscr_last_error(), "refine is") != NULL, "message: %s",
                   pscr_last_error());
   }
+  /* refine_single: 0 or 1, with refine >= 1, on double plans only. */
+  const int single[3][2] = {{2, 1}, {1, 0}, {1, 1}};
+  for (int k = 0; k < 3; k++) {
+    pscr_options opts = *tu_cpu_options();
+    opts.refine_single = single[k][0];
+    opts.refine = single[k][1];
+    op w;
+    make_op_model(&w, PSCR_PROBLEM_POISSON, 2, n, 0.0);
+    if (k == 2)
+      op_to_single(&w);
+    pscr_plan *plan = NULL;
+    ck_assert_int_eq(pscr_plan_create(&plan, w.dtype, 2, w.pencils, op_shift(&w), &opts),
+                     PSCR_ERROR_INVALID_VALUE);
+    ck_assert_msg(strstr(pscr_last_error(), "refine_single is") != NULL, "message: %s",
+                  pscr_last_error());
+    op_free(&w);
+  }
   op_free(&o);
 }
 END_TEST
@@ -207,6 +242,21 @@ START_TEST(refine_cuda)
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
   ck_assert_uint_ge(info.device_bytes, 2 * bytes);
   pscr_plan_destroy(plan);
+  /* refine_single on the device: the float plan's correction. */
+  opts.refine_single = 1;
+  ck_assert_int_eq(pscr_plan_create(&plan, PSCR_C64, 2, pb->pencils, pb->shift, &opts),
+                   PSCR_SUCCESS);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  ck_assert_int_eq(pscr_solve_device(plan, df, du, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(cudaMemcpy(v, du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  ck_assert_int_eq(pscr_solve(plan, f, u), PSCR_SUCCESS);
+  const double sd = berr(pb, v, f), sh = berr(pb, u, f);
+  printf("cuda 2D Helmholtz 511, refined once by a float correction: %.2e (host arrays), %.2e "
+         "(device arrays)\n",
+         sh, sd);
+  ck_assert_msg(sh <= BERR_REFINED && sd <= BERR_REFINED, "host %.3e, device %.3e", sh, sd);
+  pscr_plan_destroy(plan);
+  opts.refine_single = 0;
   /* C32: the residual in double on the device. */
   float *fs = malloc(N * 8), *us = malloc(N * 8);
   ck_assert(fs && us);

@@ -102,7 +102,7 @@ SPECS = {
                      ("auto,auto,auto", "more than 2 entries")],
         "--planner": words("exhaustive", ""),
         "--refine": ints(0, 8),
-    }, [], ["-n", "31", "--repeat", "1", "--backend", "cpu", "--threads", "1", "--batch", "2",
+    }, ["--refine-single"], ["-n", "31", "--repeat", "1", "--backend", "cpu", "--threads", "1", "--batch", "2",
             "--dtype", "float", "--refine", "1"], False),
     "pscr-pcg": (dict(PCG, **{"--threads": ints(1, 4096)}), ["--no-cg", "--test"],
                  ["-n", "15", "--threads", "1"], False),
@@ -156,7 +156,7 @@ SPECS = {
         "--copy-mib": ints(1, 65536),
         "--planner": words("exhaustive", ""),
         "--refine": ints(1, 8),
-    }, ["--no-baselines"], ["--cases", "p2:31", "--repeat", "10", "--no-baselines",
+    }, ["--no-baselines", "--refine-single"], ["--cases", "p2:31", "--repeat", "10", "--no-baselines",
                             "--copy-mib", "1"], True),
 }
 
