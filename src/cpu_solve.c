@@ -270,6 +270,17 @@ static int pscr_cpu_accepts(const pscr_plan *p, char *why, size_t len)
                d + 1, d + 1, pscr_plan_slab(p, d), INT_MAX);
       return 0;
     }
+  /* 3D transform x transform multiplies E2 by an n2 x (n1 n3) matrix
+     (cpu_solve_impl.h, transform_tt). */
+  const size_t t = (size_t)p->n[0] * (size_t)p->n[2];
+  if (p->ndim == 3 && p->method[0] == PSCR_METHOD_TRANSFORM &&
+      p->method[1] == PSCR_METHOD_TRANSFORM && t > (size_t)INT_MAX) {
+    snprintf(why, len,
+             "the transform of dimension 2 multiplies n2 x %zu matrices (n1 n3), past BLAS's int "
+             "sizes (%d)",
+             t, INT_MAX);
+    return 0;
+  }
   return 1;
 }
 

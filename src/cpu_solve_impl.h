@@ -375,7 +375,7 @@ static void PSCR_SUF(back_store)(const PSCR_SUF(level_ctx) * C, int b)
  * (row k0 + l of the whole dimension d); returns 1 then.
  */
 static int PSCR_SUF(transform_rows)(const pscr_plan *p, int d, PSCR_SCALAR *y, int k0, int lanes,
-                                    const PSCR_SCALAR *shift, int me)
+                                    const PSCR_SCALAR *shift, int me, int rec_d)
 {
   const pscr_cpu_ws *ws = p->backend_data;
   const size_t len = (size_t)p->n[d + 1];
@@ -395,48 +395,63 @@ static int PSCR_SUF(transform_rows)(const pscr_plan *p, int d, PSCR_SCALAR *y, i
   int l = 0;
   while (!(mask >> l & 1))
     l++;
-  const pscr_block whole = {0, p->n[d] - 1, 0, {0}, 0};
-  PSCR_SUF(record_failure)(p, d, 0, &whole, k0 + l, shift[l]);
+  const pscr_block whole = {0, p->n[rec_d] - 1, 0, {0}, 0};
+  PSCR_SUF(record_failure)(p, rec_d, 0, &whole, k0 + l, shift[l]);
   return 1;
 }
 
 /*
- * 3D with both reduced dimensions transformed, from the top: g = E1 x; per
- * slab j, x_j = E2 g_j (x is free once read); the n1 n2 rows along
- * dimension 3, shift (c + lambda1_j) + lambda2_k, over the team; per slab
- * g_j = E2^T x_j; x = E1^T g. Every product is one BLAS call from the
- * calling thread, so that BLAS's own threads serve each: called from the
- * team's threads at once (each slab's products inside its row task, as
- * the nested path did), OpenBLAS's threaded build runs the calls one after
- * another: 3D 127^3 then took 57.6 ms on 2 cores and 34.9 ms on 16. The
- * same operations on the same data as the nested path, in the same order
- * per entry.
+ * Rows of an n_rows x n_cols matrix of rows of len entries, from a to b
+ * transposed as blocks: a[r][q][:] -> b[q][r][:], over the team (each row
+ * of len entries is one memcpy).
+ */
+static void PSCR_SUF(swap_rows)(const PSCR_SCALAR *a, PSCR_SCALAR *b, int n_rows, int n_cols,
+                                int len, int nt)
+{
+  const size_t row = (size_t)len * sizeof *a;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+  for (int q = 0; q < n_cols; q++)
+    for (int r = 0; r < n_rows; r++)
+      memcpy(b + ((size_t)q * n_rows + r) * len, a + ((size_t)r * n_cols + q) * len, row);
+}
+
+/*
+ * 3D with both reduced dimensions transformed, from the top, in five BLAS
+ * products' worth of passes: g = E1 x (g[l][m][k]: l the eigenvector of
+ * dimension 1); x = g with its first two indices swapped (x[m][l][k]);
+ * g = E2 x, one product over all l at once (g[i][l][k]); the n1 n2 rows
+ * along dimension 3, row (i, l) with shift (c + lambda1_l) + lambda2_i,
+ * over the team; x = E2^T g; g = x swapped back; x = E1^T g. Each product
+ * is one BLAS call from the calling thread, so that BLAS's own threads
+ * serve it: the swap costs two copies of the data, and replaces the n1
+ * small products per direction of one slab each (127 calls of 127^3 at 3D
+ * 127^3), whose every call paid BLAS's thread start-up (and, called from
+ * the team's threads at once, ran one after another).
  */
 static int PSCR_SUF(transform_tt)(const pscr_plan *p, PSCR_SCALAR c, PSCR_SCALAR *x, int nt)
 {
   const pscr_cpu_ws *ws = p->backend_data;
   const int n0 = p->n[0], n1 = p->n[1], n2 = p->n[2];
-  const size_t S = (size_t)n1 * (size_t)n2;
+  const size_t S = (size_t)n1 * (size_t)n2, T = (size_t)n0 * (size_t)n2;
   const PSCR_SCALAR *E1 = p->w[0], *E2 = p->w[1], *lam1 = p->lambda[0], *lam2 = p->lambda[1];
   PSCR_SCALAR *g = (PSCR_SCALAR *)ws->tf_buf[0];
   PSCR_SUF(pscr_gemm)(0, n0, S, E1, x, g);
-  for (int j = 0; j < n0; j++)
-    PSCR_SUF(pscr_gemm)(0, n1, (size_t)n2, E2, g + (size_t)j * S, x + (size_t)j * S);
-  const int per = (n1 + PSCR_LANES - 1) / PSCR_LANES, groups = n0 * per;
+  PSCR_SUF(swap_rows)(g, x, n0, n1, n2, nt);
+  PSCR_SUF(pscr_gemm)(0, n1, T, E2, x, g);
+  const int per = (n0 + PSCR_LANES - 1) / PSCR_LANES, groups = n1 * per;
   int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) reduction(| : bad)
   for (int q = 0; q < groups; q++) {
-    const int me = omp_get_thread_num(), j = q / per, k0 = q % per * PSCR_LANES;
-    const int lanes = n1 - k0 < PSCR_LANES ? n1 - k0 : PSCR_LANES;
-    const PSCR_SCALAR cj = c + lam1[j];
+    const int me = omp_get_thread_num(), i = q / per, l0 = q % per * PSCR_LANES;
+    const int lanes = n0 - l0 < PSCR_LANES ? n0 - l0 : PSCR_LANES;
     PSCR_SCALAR shift[PSCR_LANES];
     for (int l = 0; l < PSCR_LANES; l++)
-      shift[l] = cj + lam2[k0 + (l < lanes ? l : 0)];
-    bad |= PSCR_SUF(transform_rows)(p, 1, x + (size_t)j * S + (size_t)k0 * n2, k0, lanes, shift,
-                                    me);
+      shift[l] = (c + lam1[l0 + (l < lanes ? l : 0)]) + lam2[i];
+    bad |= PSCR_SUF(transform_rows)(p, 1, g + (size_t)i * T + (size_t)l0 * n2, l0, lanes, shift,
+                                    me, 0);
   }
-  for (int j = 0; j < n0; j++)
-    PSCR_SUF(pscr_gemm)(1, n1, (size_t)n2, E2, x + (size_t)j * S, g + (size_t)j * S);
+  PSCR_SUF(pscr_gemm)(1, n1, T, E2, g, x);
+  PSCR_SUF(swap_rows)(x, g, n1, n0, n2, nt);
   PSCR_SUF(pscr_gemm)(1, n0, S, E1, g, x);
   return bad;
 }
@@ -467,7 +482,7 @@ static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSC
     PSCR_SCALAR shift[PSCR_LANES];
     for (int l = 0; l < PSCR_LANES; l++)
       shift[l] = c + lam[k0 + (l < lanes ? l : 0)];
-    bad |= PSCR_SUF(transform_rows)(p, d, g + (size_t)k0 * S, k0, lanes, shift, me);
+    bad |= PSCR_SUF(transform_rows)(p, d, g + (size_t)k0 * S, k0, lanes, shift, me, d);
   }
   PSCR_SUF(pscr_gemm)(1, n, S, E, g, x);
   return bad;
