@@ -2,6 +2,8 @@
    single precision (kron_impl.h). */
 #include "kron.h"
 
+#include <omp.h>
+
 #include "scalar_real.h"
 #include "kron_impl.h"
 #include "scalar_undef.h"

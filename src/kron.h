@@ -23,18 +23,20 @@
   } SUF(pscr_factor);                                                                  \
                                                                                        \
   /* out (+)= alpha (T_0 (x) ... (x) T_{nd-1}) u for nd = 1..3, one stencil pass.       \
-     accumulate = 0 overwrites out. out must not alias u. */                           \
+     accumulate = 0 overwrites out. out must not alias u. nt threads (0: OpenMP's      \
+     default); inside a parallel region it runs in the calling thread. */              \
   void SUF(pscr_kron_apply)(int nd, const SUF(pscr_tri) * t, SCALAR alpha,              \
-                            const SCALAR *u, SCALAR *out, int accumulate);             \
+                            const SCALAR *u, SCALAR *out, int accumulate, int nt);     \
                                                                                        \
   /* mass = ((x)_d M_d) u and stiff = (sum_d A_d on axis d, M elsewhere) u.            \
      Neither output may alias u. */                                                    \
   void SUF(pscr_kron_mass_stiff)(int nd, const SUF(pscr_factor) * f, const SCALAR *u,  \
                                  SCALAR *mass, SCALAR *stiff);                         \
                                                                                        \
-  /* out = (stiff + shift mass) u: the operator of eq. 7 / 8. */                       \
+  /* out = (stiff + shift mass) u: the operator of eq. 7 / 8, on nt threads (0:       \
+     OpenMP's default). */                                                             \
   void SUF(pscr_kron_op)(int nd, const SUF(pscr_factor) * f, SCALAR shift,             \
-                         const SCALAR *u, SCALAR *out);                                \
+                         const SCALAR *u, SCALAR *out, int nt);                        \
                                                                                        \
   /* ||stiff + shift mass||_inf: max row sum of |entries|, from the factors. */        \
   double SUF(pscr_kron_norm_inf)(int nd, const SUF(pscr_factor) * f, SCALAR shift);

@@ -11,7 +11,7 @@ static inline PSCR_SCALAR PSCR_SUF(tri_at)(const PSCR_SUF(pscr_tri) * t, int i, 
 }
 
 void PSCR_SUF(pscr_kron_apply)(int nd, const PSCR_SUF(pscr_tri) * t, PSCR_SCALAR alpha,
-                               const PSCR_SCALAR *u, PSCR_SCALAR *out, int accumulate)
+                               const PSCR_SCALAR *u, PSCR_SCALAR *out, int accumulate, int nt)
 {
   /* Pad to three axes with 1x1 identities so one loop nest serves 1D-3D. */
   PSCR_SCALAR one = 1;
@@ -29,7 +29,8 @@ void PSCR_SUF(pscr_kron_apply)(int nd, const PSCR_SUF(pscr_tri) * t, PSCR_SCALAR
   const int n0 = ax[0].n, n1 = ax[1].n, n2 = ax[2].n;
   /* Parallel over the outermost index for the operator applied to a whole
      vector; inside a solve's parallel region this nests and runs serially. */
-#pragma omp parallel for schedule(static) if ((size_t)n0 * n1 * n2 > 65536)
+#pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads()) \
+    if ((size_t)n0 * n1 * n2 > 65536)
   for (int i0 = 0; i0 < n0; i0++)
     for (int i1 = 0; i1 < n1; i1++) {
       /* c01[s0][s1] = T0(i0, i0+s0) T1(i1, i1+s1), zero outside the matrix. */
@@ -79,24 +80,24 @@ void PSCR_SUF(pscr_kron_mass_stiff)(int nd, const PSCR_SUF(pscr_factor) * f,
 {
   PSCR_SUF(pscr_tri) t[3] = {{0}};
   PSCR_SUF(kron_term_axes)(nd, f, -1, t);
-  PSCR_SUF(pscr_kron_apply)(nd, t, 1, u, mass, 0);
+  PSCR_SUF(pscr_kron_apply)(nd, t, 1, u, mass, 0, 0);
   for (int d = 0; d < nd; d++) {
     PSCR_SUF(kron_term_axes)(nd, f, d, t);
-    PSCR_SUF(pscr_kron_apply)(nd, t, 1, u, stiff, d > 0);
+    PSCR_SUF(pscr_kron_apply)(nd, t, 1, u, stiff, d > 0, 0);
   }
 }
 
 void PSCR_SUF(pscr_kron_op)(int nd, const PSCR_SUF(pscr_factor) * f, PSCR_SCALAR shift,
-                            const PSCR_SCALAR *u, PSCR_SCALAR *out)
+                            const PSCR_SCALAR *u, PSCR_SCALAR *out, int nt)
 {
   PSCR_SUF(pscr_tri) t[3] = {{0}};
   for (int d = 0; d < nd; d++) {
     PSCR_SUF(kron_term_axes)(nd, f, d, t);
-    PSCR_SUF(pscr_kron_apply)(nd, t, 1, u, out, d > 0);
+    PSCR_SUF(pscr_kron_apply)(nd, t, 1, u, out, d > 0, nt);
   }
   if (shift != 0) {
     PSCR_SUF(kron_term_axes)(nd, f, -1, t);
-    PSCR_SUF(pscr_kron_apply)(nd, t, shift, u, out, 1);
+    PSCR_SUF(pscr_kron_apply)(nd, t, shift, u, out, 1, nt);
   }
 }
 

@@ -43,22 +43,22 @@ pscr_status pscr_operator_apply(pscr_dtype dtype, int ndim, const pscr_pencil *p
   case PSCR_R64: {
     pscr_factor_d f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_d, double, f, pencils, ndim);
-    pscr_kron_op_d(ndim, f, *(const double *)shift, u, out);
+    pscr_kron_op_d(ndim, f, *(const double *)shift, u, out, 0);
   } break;
   case PSCR_C64: {
     pscr_factor_z f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_z, pscr_z, f, pencils, ndim);
-    pscr_kron_op_z(ndim, f, *(const pscr_z *)shift, u, out);
+    pscr_kron_op_z(ndim, f, *(const pscr_z *)shift, u, out, 0);
   } break;
   case PSCR_R32: {
     pscr_factor_s f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_s, float, f, pencils, ndim);
-    pscr_kron_op_s(ndim, f, *(const float *)shift, u, out);
+    pscr_kron_op_s(ndim, f, *(const float *)shift, u, out, 0);
   } break;
   case PSCR_C32: {
     pscr_factor_c f[3];
     PSCR_FACTORS_FROM_PENCILS(pscr_factor_c, pscr_c, f, pencils, ndim);
-    pscr_kron_op_c(ndim, f, *(const pscr_c *)shift, u, out);
+    pscr_kron_op_c(ndim, f, *(const pscr_c *)shift, u, out, 0);
   } break;
   }
   return PSCR_SUCCESS;

@@ -100,48 +100,59 @@ static void pscr_refine_residual(pscr_plan *p, const void *f, const void *u, voi
     const double *uw = u;
     if (p->single) {
       double *w = p->refine_wu;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
       for (size_t t = 0; t < n; t++)
         w[t] = ((const float *)u)[t];
       uw = w;
     }
     double *au = p->refine_au;
-    pscr_kron_op_d(p->ndim, p->fac_d, sh, uw, au);
-    if (p->single)
+    pscr_kron_op_d(p->ndim, p->fac_d, sh, uw, au, p->nthreads);
+    if (p->single) {
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
       for (size_t t = 0; t < n; t++)
         ((float *)r)[t] = (float)((double)((const float *)f)[t] - au[t]);
-    else
+    } else {
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
       for (size_t t = 0; t < n; t++)
         ((double *)r)[t] = ((const double *)f)[t] - au[t];
+    }
     return;
   }
   const pscr_z sh = p->shift[0] + I * p->shift[1];
   const pscr_z *uw = u;
   if (p->single) {
     pscr_z *w = p->refine_wu;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
     for (size_t t = 0; t < n; t++)
       w[t] = ((const pscr_c *)u)[t];
     uw = w;
   }
   pscr_z *au = p->refine_au;
-  pscr_kron_op_z(p->ndim, p->fac_z, sh, uw, au);
-  if (p->single)
+  pscr_kron_op_z(p->ndim, p->fac_z, sh, uw, au, p->nthreads);
+  if (p->single) {
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
     for (size_t t = 0; t < n; t++)
       ((pscr_c *)r)[t] = (pscr_c)((pscr_z)((const pscr_c *)f)[t] - au[t]);
-  else
+  } else {
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
     for (size_t t = 0; t < n; t++)
       ((pscr_z *)r)[t] = ((const pscr_z *)f)[t] - au[t];
+  }
 }
 
 /* u += d, in dtype. */
 static void pscr_refine_add(const pscr_plan *p, const void *d, void *u)
 {
   const size_t words = p->total * (p->cplx ? 2 : 1);
-  if (p->single)
+  if (p->single) {
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
     for (size_t t = 0; t < words; t++)
       ((float *)u)[t] += ((const float *)d)[t];
-  else
+  } else {
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
     for (size_t t = 0; t < words; t++)
       ((double *)u)[t] += ((const double *)d)[t];
+  }
 }
 
 /* refine_single: the correction d = A^-1 r by the float plan, r (double)
@@ -151,13 +162,16 @@ static pscr_status pscr_refine_single_step(pscr_plan *p, void *u)
   const size_t words = p->total * (p->cplx ? 2 : 1);
   const double *r = p->refine_r;
   float *rf = p->refine_au;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
   for (size_t t = 0; t < words; t++)
     rf[t] = (float)r[t];
   const pscr_status st = p->refine_plan->ops->solve(p->refine_plan, rf, rf);
-  if (st == PSCR_SUCCESS)
-    for (size_t t = 0; t < words; t++)
-      ((double *)u)[t] += (double)rf[t];
-  return st;
+  if (st != PSCR_SUCCESS)
+    return st;
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
+  for (size_t t = 0; t < words; t++)
+    ((double *)u)[t] += (double)rf[t];
+  return PSCR_SUCCESS;
 }
 
 pscr_status pscr_refine_solve(pscr_plan *p, const void *f, void *u)
