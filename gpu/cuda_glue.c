@@ -416,8 +416,6 @@ static void pscr_cuda_info(const pscr_plan *p, pscr_info *info)
   info->level3_fused_levels = pscr_cost_fused_levels(p, &rules);
   info->level3_fused_back = info->level3_fused_levels > 0 && c->fuse_back;
   info->cuda_early_launch = c->early_launch;
-  if (b->tf)
-    info->device_bytes += pscr_cuda_tf_stage_bytes(b->tf);
 }
 
 static void pscr_cuda_destroy(pscr_plan *p)

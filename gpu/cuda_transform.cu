@@ -42,22 +42,6 @@ struct TfState {
   cublasHandle_t blas;
 };
 
-// The staging buffer, allocated at its first use (host-array solves, and
-// device rows that cuBLAS cannot take in place).
-pscr_status stage_ready(TfState *s)
-{
-  if (s->stage)
-    return PSCR_SUCCESS;
-  const size_t bytes = s->total * s->elem;
-  const cudaError_t e = cudaMalloc(&s->stage, bytes);
-  if (e != cudaSuccess) {
-    cudaGetLastError(); // an OOM is not sticky
-    s->stage = nullptr;
-    return pscr_cuda_alloc_error(e, "cudaMalloc(staging buffer)", bytes);
-  }
-  return PSCR_SUCCESS;
-}
-
 // Every entry of u NaN (a plan whose pivots fail).
 template <class W> __global__ void k_tf_nan(W *u, size_t count)
 {
@@ -139,8 +123,6 @@ pscr_status solve_device_batch(TfState *s, int nrhs, const void *f, size_t ldf, 
   for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++) {
     const T *fr = (const T *)f + (size_t)r * ldf;
     T *ur = (T *)u + (size_t)r * ldu;
-    if ((!blas_aligned(ur, ld) || !blas_aligned(fr, ld)) && (st = stage_ready(s)))
-      return st;
     T *X = (T *)s->stage, *uo = blas_aligned(ur, ld) ? ur : X;
     if (!blas_aligned(fr, ld)) {
       const cudaError_t e = cudaMemcpyAsync(X, fr, bytes, cudaMemcpyDeviceToDevice, cs);
@@ -221,12 +203,13 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->fac[k], len), len);
     *bytes += len;
   }
-  // One full-size workspace; the staging buffer (stage) waits for the
-  // first solve that needs it, so that device-array solves hold only u, f,
-  // the W_d and this one.
+  // One full-size workspace, and the staging buffer of host-array solves
+  // (and of device rows cuBLAS cannot take in place), allocated here so
+  // that a solve allocates nothing.
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->work, s->total * s->elem), s->total * s->elem);
+  PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->stage, s->total * s->elem), s->total * s->elem);
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->flag, sizeof(int)), sizeof(int));
-  *bytes += s->total * s->elem + sizeof(int);
+  *bytes += 2 * s->total * s->elem + sizeof(int);
   {
     const size_t len = (size_t)(s->ndim == 3 ? s->n[0] : 1) * s->elem; // cg: a shift per group
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->cg, len), len);
@@ -279,7 +262,8 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
     // would serve (bit 2: it serves only if they pass).
     const size_t m = (size_t)s->n[s->ndim == 3 ? 1 : 0];
     e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream, 0);
-    if (e == cudaSuccess && !v->no_twist)
+    if (e == cudaSuccess && !v->no_twist &&
+        tf_twist_fits(groups, groups * m, s->n[s->ndim - 1], s->sms))
       e = thomas<T, true>(s, nullptr, nullptr, groups, m, s->stream, 1);
     if (e == cudaSuccess)
       e = cudaStreamSynchronize(s->stream);
@@ -320,8 +304,6 @@ extern "C" pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const voi
   TfState *s = (TfState *)state;
   pscr_status st = PSCR_SUCCESS, first = PSCR_SUCCESS;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
-  if ((st = stage_ready(s)))
-    goto out;
   for (int r = 0; r < nrhs; r++) {
     const size_t bytes = s->total * s->elem;
     PSCR_CUDA_GOTO(st, out,
@@ -347,12 +329,6 @@ extern "C" pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const voi
                           s->ndim, s->ndim, nrhs);
 out:
   return st;
-}
-
-extern "C" size_t pscr_cuda_tf_stage_bytes(const void *state)
-{
-  const TfState *s = (const TfState *)state;
-  return s->stage ? s->total * s->elem : 0;
 }
 
 extern "C" int pscr_cuda_tf_singular(const void *state)

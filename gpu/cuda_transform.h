@@ -31,10 +31,8 @@ typedef struct pscr_cuda_tf_view {
 } pscr_cuda_tf_view;
 
 /* Allocate the device buffers (eigen data, factors, one full-size
-   workspace), a stream and a cuBLAS handle on v->device: before the eigen
-   stage. *bytes: device memory. A full-size staging buffer follows at the
-   first solve that needs it (host arrays; device rows cuBLAS cannot take):
-   pscr_cuda_tf_stage_bytes. */
+   workspace, a staging buffer for host solves), a stream and a cuBLAS
+   handle on v->device: before the eigen stage. *bytes: device memory. */
 pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **state, size_t *bytes);
 
 /* Copy the eigen data and factors and probe the pivots of every system
@@ -45,8 +43,6 @@ pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const void *f, size_
                                      size_t ldu);
 pscr_status pscr_cuda_tf_solve_device_batch(void *state, int nrhs, const void *f, size_t ldf,
                                             void *u, size_t ldu, void *stream);
-/* Device bytes of the staging buffer: 0 until a solve needed it. */
-size_t pscr_cuda_tf_stage_bytes(const void *state);
 /* Whether the probe found a failing pivot (every solve then gives NaN). */
 int pscr_cuda_tf_singular(const void *state);
 void pscr_cuda_tf_destroy(void *state);

@@ -638,12 +638,7 @@ typedef struct pscr_info {
   int levels[2];
   size_t eigenpairs;      /**< eigenpairs stored, all levels and dimensions (n_d per transformed dimension) */
   size_t workspace_bytes; /**< host memory owned by the plan */
-  /** Device memory owned by the plan now. A CUDA plan whose every reduced
-      dimension is PSCR_METHOD_TRANSFORM holds u-sized buffers only for its
-      workspace until the first solve on host arrays (or on device rows
-      cuBLAS cannot read in place: not 16-byte aligned) adds a staging
-      buffer of the same size. */
-  size_t device_bytes;
+  size_t device_bytes;    /**< device memory owned by the plan */
   /**
    * Level-3 solver of the plan: rows per thread M of the CUDA partitioned
    * Thomas/PCR solver (2, 4, 8 or 16) and threads per subproblem P (a power
