@@ -67,9 +67,14 @@ void pscr_team_await(pscr_team_phases *t, int p, int n);
    PSCR_TEAM_WORK of them, at least one. */
 int pscr_team_size(double work, int max_threads);
 
-/* Cores that no runnable thread holds now, as the operating system counts
-   them (Linux: /proc/loadavg's runnable threads, the caller included,
-   against the online cores), at least 0; -1 where it cannot tell. */
+/* This process's threads running or ready to run, the caller among them
+   (Linux: the state of each of /proc/self/task); 1 where it cannot tell. */
+int pscr_team_own_runnable(void);
+
+/* Cores beside the caller's that no other process's runnable thread holds
+   now, as the operating system counts them (Linux: /proc/loadavg's
+   runnable threads less this process's, against the online cores), at
+   least 0; -1 where it cannot tell. */
 int pscr_team_idle_cores(void);
 
 /*

@@ -206,6 +206,36 @@ START_TEST(idle_cores_in_range)
 }
 END_TEST
 
+/* A thread of this process that spins is counted as this process's own
+   runnable thread (so it is not taken for another job's load: a threaded
+   BLAS's workers spin like it after each product). */
+START_TEST(own_spinning_thread_counted)
+{
+#if defined(__linux__)
+  int flag = 0, started = 0, counted = 0;
+#pragma omp parallel num_threads(2)
+  {
+    if (omp_get_thread_num() == 1) {
+      __atomic_store_n(&started, 1, __ATOMIC_SEQ_CST);
+      while (!__atomic_load_n(&flag, __ATOMIC_SEQ_CST))
+        ;
+    } else if (omp_get_num_threads() == 2) {
+      while (!__atomic_load_n(&started, __ATOMIC_SEQ_CST))
+        ;
+      counted = pscr_team_own_runnable();
+      __atomic_store_n(&flag, 1, __ATOMIC_SEQ_CST);
+    } else {
+      counted = -1;
+    }
+  }
+  ck_assert_msg(counted != -1, "OpenMP gave one thread for two");
+  ck_assert_int_ge(counted, 2);
+#else
+  ck_assert_int_eq(pscr_team_own_runnable(), 1);
+#endif
+}
+END_TEST
+
 static Suite *team_suite(void)
 {
   Suite *s = suite_create("team");
@@ -216,6 +246,7 @@ static Suite *team_suite(void)
   tcase_add_test(tc, team_size_follows_work);
   tcase_add_test(tc, choice_takes_the_faster);
   tcase_add_test(tc, idle_cores_in_range);
+  tcase_add_test(tc, own_spinning_thread_counted);
   suite_add_tcase(s, tc);
   return s;
 }
