@@ -13,6 +13,7 @@ why() {
   case $1 in
   cmake) echo "to configure the build (CMake >= 3.20)" ;;
   gcc) echo "the C11 compiler, with OpenMP" ;;
+  g++) echo "the C++17 compiler of the Python package's extension (nanobind)" ;;
   gfortran) echo "the Fortran compiler of the Fortran module, its test and example" ;;
   make) echo "to run the build CMake generates" ;;
   pkg-config) echo "for the tests' pkg-config consumer and to find PETSc" ;;
@@ -25,7 +26,7 @@ why() {
   *) echo "a dependency" ;;
   esac
 }
-pkgs=(cmake gcc gfortran make pkg-config liblapacke-dev libopenblas-dev check)
+pkgs=(cmake gcc g++ gfortran make pkg-config liblapacke-dev libopenblas-dev check)
 [ "${PSCR_DEPS_PETSC:-0}" = 1 ] && pkgs+=(petsc-dev)
 [ "${PSCR_DEPS_DOCS:-0}" = 1 ] && pkgs+=(doxygen)
 need=()
@@ -44,7 +45,7 @@ sudo=""
 [ "$(id -u)" -eq 0 ] || sudo="sudo"
 if ! command -v apt-get >/dev/null; then
   if [ ${#need[@]} -gt 0 ]; then
-    echo "deps: please install: ${need[*]} (CMake >= 3.20, a C11 compiler with OpenMP, a Fortran compiler, OpenBLAS, LAPACKE, Check)" >&2
+    echo "deps: please install: ${need[*]} (CMake >= 3.20, a C11 compiler with OpenMP, a C++17 compiler, a Fortran compiler, OpenBLAS, LAPACKE, Check)" >&2
     exit 1
   fi
   echo "deps: optional libfftw3-dev not installed (no apt-get): pscr-baselines builds without FFTW" >&2
