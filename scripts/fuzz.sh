@@ -9,11 +9,11 @@ if ! command -v clang >/dev/null || ! ls /usr/lib/llvm-*/lib/clang/*/lib/linux/l
   [ "$(id -u)" -eq 0 ] && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq clang libclang-rt-dev libomp-dev >/dev/null
 fi
 build=${PSCR_FUZZ_DIR:-build-fuzz}
-# The fuzzer drives the C API only: no Fortran module (gfortran would link
+# The fuzzer drives the single-process C API only: no MPI, no Fortran module (gfortran would link
 # GCC's sanitizer runtimes into a library clang's instrumentation uses).
 CC=clang cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPSCR_ENABLE_CUDA=OFF \
   -DPSCR_BUILD_FUZZ=ON -DPSCR_BUILD_TESTS=OFF -DPSCR_BUILD_BENCH=OFF -DPSCR_BUILD_EXAMPLES=OFF \
-  -DPSCR_ENABLE_FORTRAN=OFF -DPSCR_NATIVE=OFF >/dev/null
+  -DPSCR_ENABLE_FORTRAN=OFF -DPSCR_ENABLE_MPI=OFF -DPSCR_NATIVE=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target fuzz_plan
 scratch=$(mktemp -d)
 export ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1

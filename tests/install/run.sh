@@ -12,19 +12,20 @@ build=$1 src=$2 work=$3
 rm -rf "$work" && mkdir -p "$work"
 run() { env -u LD_LIBRARY_PATH "$@"; }
 cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
-# A shared library exports exactly the functions pscr.h declares PSCR_EXTERN.
+# A shared library exports exactly the functions the public headers (pscr.h,
+# and pscr_mpi.h where installed) declare PSCR_EXTERN.
 lib=$(ls "$work"/prefix/lib*/libpscr.so 2>/dev/null | head -n 1 || true)
 if [ -n "$lib" ] && command -v nm >/dev/null; then
-  header=$(ls "$work"/prefix/include/pscr.h)
-  tr '\n' ' ' <"$header" | grep -o 'PSCR_EXTERN[^(]*(' |
+  headers=$(ls "$work"/prefix/include/pscr.h "$work"/prefix/include/pscr_mpi.h 2>/dev/null)
+  cat $headers | tr '\n' ' ' | grep -o 'PSCR_EXTERN[^(]*(' |
     sed 's/.*[ *]\([a-z_0-9]*\)($/\1/' | grep '^pscr_' | sort -u >"$work/api.txt"
   nm -D --defined-only "$lib" | awk '{print $3}' | sort >"$work/exported.txt"
   if ! diff "$work/api.txt" "$work/exported.txt" >"$work/exports.diff"; then
-    echo "libpscr.so exports differ from pscr.h's PSCR_EXTERN functions (< header, > library):"
+    echo "libpscr.so exports differ from the headers' PSCR_EXTERN functions (< header, > library):"
     cat "$work/exports.diff"
     exit 1
   fi
-  echo "exports: $(wc -l <"$work/exported.txt") symbols, exactly pscr.h's public functions"
+  echo "exports: $(wc -l <"$work/exported.txt") symbols, exactly the public headers' functions"
 fi
 # The installed tool, where the build made it (PSCR_BUILD_EXAMPLES).
 if [ -e "$work/prefix/bin/pscr-solve" ]; then

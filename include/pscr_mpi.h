@@ -1,0 +1,106 @@
+/**
+ * @file pscr_mpi.h
+ * @brief Distributed solves over MPI: each rank holds a contiguous range of
+ *        dimension 1 (new in 0.2; built where CMake finds MPI,
+ *        PSCR_ENABLE_MPI).
+ *
+ * The operator is the one of pscr.h (eq. 7 / eq. 8), global: every rank
+ * passes the same global pencils and shift, and its own rows
+ * [row_begin, row_end) of dimension 1. A rank's arrays are its slab: rows
+ * row_begin .. row_end - 1 of the global array, in pscr.h's layout
+ * ((row_end - row_begin) x n2 (x n3), dimension 1 slowest).
+ *
+ * The method (docs/distributed.md): the last row of every rank but the last
+ * is a separator. Each rank solves its other rows (its interior) with a
+ * single-process plan of the same options, so the planner's choice applies
+ * locally; the separator planes' Schur complement decouples in the
+ * eigenbasis of the transverse pencils into one tridiagonal system of order
+ * P - 1 per transverse mode, solved with the modes spread over the ranks
+ * (two all-to-alls of one plane per rank); a second interior solve then
+ * gives the rest. A rank sends and receives about four planes per solve,
+ * whatever the rank count.
+ *
+ * Every function here is collective over the plan's communicator and
+ * returns the same status on every rank; a failure on one rank is reported
+ * on all, with pscr_last_error() naming the rank and its cause.
+ */
+#ifndef PSCR_MPI_H
+#define PSCR_MPI_H
+
+#include <mpi.h>
+
+#include "pscr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Opaque distributed plan. */
+typedef struct pscr_mpi_plan pscr_mpi_plan;
+
+/**
+ * @brief A balanced split of n1 rows over nranks ranks: rank r gets
+ *        [*row_begin, *row_end), the first n1 % nranks ranks one row more.
+ *        Not collective.
+ * @param[in]  n1        rows of dimension 1 (>= nranks).
+ * @param[in]  nranks    ranks (>= 1).
+ * @param[in]  rank      0 .. nranks - 1.
+ * @param[out] row_begin first row of the rank.
+ * @param[out] row_end   one past its last row.
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE.
+ */
+PSCR_EXTERN pscr_status pscr_mpi_split(int n1, int nranks, int rank, int *row_begin,
+                                       int *row_end);
+
+/**
+ * @brief Build a distributed plan (collective).
+ *
+ * @param[out] plan      receives the plan; NULL on any error.
+ * @param[in]  comm      the communicator (duplicated: the plan's messages
+ *                       never meet the caller's).
+ * @param[in]  dtype     PSCR_R64 or PSCR_C64 (float types:
+ *                       PSCR_ERROR_NOT_SUPPORTED).
+ * @param[in]  ndim      2 or 3.
+ * @param[in]  pencils   the ndim global pencils, the same on every rank.
+ * @param[in]  shift     c, the same on every rank.
+ * @param[in]  row_begin this rank's first row of dimension 1.
+ * @param[in]  row_end   one past its last row. The ranges, in rank order,
+ *                       must tile 0 .. n1 - 1 with at least one row each
+ *                       (pscr_mpi_split proposes one).
+ * @param[in]  opts      options of the ranks' local plans (backend,
+ *                       threads, planner, methods), NULL for defaults;
+ *                       refine must be 0 (PSCR_ERROR_NOT_SUPPORTED).
+ * @return PSCR_SUCCESS; PSCR_ERROR_INVALID_VALUE (NULL arguments, a bad
+ *   range, pencils or shift that differ between ranks: checked by a hash);
+ *   PSCR_ERROR_NOT_SUPPORTED; PSCR_ERROR_SINGULAR (a rank's interior block
+ *   or the separators' system is singular at plan time: a slab at
+ *   resonance); any status of pscr_plan_create for a rank's local plan;
+ *   PSCR_ERROR_HOST_ALLOC.
+ */
+PSCR_EXTERN pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm,
+                                             pscr_dtype dtype, int ndim,
+                                             const pscr_pencil *pencils, const void *shift,
+                                             int row_begin, int row_end,
+                                             const pscr_options *opts);
+
+/**
+ * @brief Solve A u = f for this rank's slab of f and u (collective).
+ * @param[in]  plan a plan from pscr_mpi_plan_create.
+ * @param[in]  f    the rank's rows of the right-hand side (host memory).
+ * @param[out] u    the rank's rows of the solution; may equal f (in place).
+ * @return PSCR_SUCCESS, PSCR_ERROR_INVALID_VALUE (NULL), any status of
+ *   pscr_solve on a rank's local plan (then u is NaN on every rank).
+ */
+PSCR_EXTERN pscr_status pscr_mpi_solve(pscr_mpi_plan *plan, const void *f, void *u);
+
+/**
+ * @brief Release a plan (collective: it frees the plan's communicator).
+ * @param[in] plan a plan, or NULL (nothing happens).
+ */
+PSCR_EXTERN void pscr_mpi_plan_destroy(pscr_mpi_plan *plan);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,588 @@
+/*
+ * Distributed plans (pscr_mpi.h): slabs of dimension 1, a Schur complement
+ * on separator planes (docs/distributed.md has the derivation).
+ *
+ * Rank p owns rows [begin, end) of dimension 1; its last row is the
+ * separator s_p (every rank but the last), its other rows the interior I_p.
+ * With A = A1 (x) M_R + M1 (x) (K_R + c M_R) (R: dimensions 2..ndim) and the
+ * plane operators T(i, j) = (A1_ij + c M1_ij) M_R + M1_ij K_R:
+ *   1. v = A_II^{-1} f_I by the rank's local plan (dimension 1 cut to I_p);
+ *   2. g_s = f_s - T(s, s-1) v_{s-1} - T(s, s+1) v_{s+1} (the second term
+ *      comes from the next rank);
+ *   3. S u_S = g: in the transverse eigenbasis (W_R^T K_R W_R = Sigma,
+ *      W_R^T M_R W_R = I) S is, per mode sigma, the Schur complement on the
+ *      separators of the 1D matrix J = A1 + (sigma + c) M1: tridiagonal of
+ *      order P - 1, from the corner entries of the slabs' inverses
+ *      (factored here at plan time, for this rank's modes);
+ *   4. u_I = A_II^{-1} (f_I - T(a, s_left) u_s_left - T(b, s) u_s).
+ * The separator part computes in double complex (real problems too: it
+ * touches planes only).
+ */
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "error.h"
+#include "mpi_plan.h"
+#include "plan.h"
+
+pscr_status pscr_mpi_split(int n1, int nranks, int rank, int *row_begin, int *row_end)
+{
+  pscr_error_clear();
+  if (!row_begin || !row_end)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", row_begin ? "row_end" : "row_begin");
+  if (nranks < 1 || rank < 0 || rank >= nranks)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "rank %d of %d ranks: must be in 0 .. nranks-1",
+                      rank, nranks);
+  if (n1 < nranks)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "n1 is %d, below the %d ranks: every rank needs a row", n1, nranks);
+  const int base = n1 / nranks, extra = n1 % nranks;
+  *row_begin = rank * base + (rank < extra ? rank : extra);
+  *row_end = *row_begin + base + (rank < extra ? 1 : 0);
+  return PSCR_SUCCESS;
+}
+
+/* ------------------------------------------------------------ agreement */
+
+/*
+ * Every rank's status, agreed: the lowest failing rank's status and message
+ * on every rank (the failing rank's own message stays as it is).
+ */
+pscr_status pscr_mpi_agree(MPI_Comm comm, int rank, pscr_status st)
+{
+  int first_in = st ? rank : INT32_MAX, first = INT32_MAX;
+  if (MPI_Allreduce(&first_in, &first, 1, MPI_INT, MPI_MIN, comm) != MPI_SUCCESS)
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce failed");
+  if (first == INT32_MAX)
+    return PSCR_SUCCESS;
+  struct {
+    int status;
+    char msg[480];
+  } m = {(int)st, ""};
+  if (rank == first)
+    snprintf(m.msg, sizeof m.msg, "%s", pscr_last_error());
+  if (MPI_Bcast(&m, (int)sizeof m, MPI_BYTE, first, comm) != MPI_SUCCESS)
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Bcast failed");
+  if (rank == first)
+    return st;
+  return PSCR_ERROR((pscr_status)m.status, "rank %d: %s", first, m.msg);
+}
+
+/* FNV-1a over bytes. */
+static uint64_t pscr_fnv(uint64_t h, const void *data, size_t bytes)
+{
+  const unsigned char *b = data;
+  for (size_t i = 0; i < bytes; i++) {
+    h ^= b[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+/* The global problem's hash: dtype, ndim, the pencils and the shift. */
+static uint64_t pscr_problem_hash(pscr_dtype dtype, int ndim, const pscr_pencil *pen,
+                                  const void *shift, size_t elem)
+{
+  uint64_t h = 14695981039346656037ull;
+  int head[2] = {(int)dtype, ndim};
+  h = pscr_fnv(h, head, sizeof head);
+  for (int d = 0; d < ndim; d++) {
+    const size_t n = (size_t)pen[d].n;
+    h = pscr_fnv(h, &pen[d].n, sizeof pen[d].n);
+    h = pscr_fnv(h, pen[d].a_diag, n * elem);
+    h = pscr_fnv(h, pen[d].m_diag, n * elem);
+    if (n > 1) {
+      h = pscr_fnv(h, pen[d].a_off, (n - 1) * elem);
+      const char none = 0;
+      h = pen[d].m_off ? pscr_fnv(h, pen[d].m_off, (n - 1) * elem) : pscr_fnv(h, &none, 1);
+    }
+  }
+  return pscr_fnv(h, shift, elem);
+}
+
+/* ------------------------------------------------------------ pencils */
+
+/* x as double complex from element t of an array of dtype. */
+static pscr_z pscr_z_at(const void *a, size_t t, int cplx)
+{
+  return cplx ? ((const pscr_z *)a)[t] : (pscr_z)((const double *)a)[t];
+}
+
+/*
+ * The owned copies: dimension 1's factors in the caller's dtype (the plane
+ * operators) and in double complex (the separators' 1D matrices), and the
+ * transverse pencils in the caller's dtype. Off-diagonals of M that the
+ * caller left NULL are zeros.
+ */
+static pscr_status pscr_mpi_copy_pencils(pscr_mpi_plan *P, const pscr_pencil *pen)
+{
+  const size_t e = P->elem, n1 = (size_t)P->n[0];
+  size_t total = 4 * n1 * e + 4 * n1 * sizeof(pscr_z);
+  for (int d = 1; d < P->ndim; d++)
+    total += 4 * (size_t)P->n[d] * e;
+  P->pencil_storage = calloc(1, total);
+  if (!P->pencil_storage)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot copy the pencils (%zu bytes)", total);
+  char *at = P->pencil_storage;
+  for (int d = 0; d < P->ndim; d++) {
+    const size_t n = (size_t)P->n[d];
+    char *ad = at, *ao = ad + n * e, *md = ao + n * e, *mo = md + n * e;
+    at = mo + n * e;
+    memcpy(ad, pen[d].a_diag, n * e);
+    memcpy(md, pen[d].m_diag, n * e);
+    if (n > 1) {
+      memcpy(ao, pen[d].a_off, (n - 1) * e);
+      if (pen[d].m_off)
+        memcpy(mo, pen[d].m_off, (n - 1) * e);
+    }
+    P->pen[d] = (pscr_pencil){(int)n, ad, ao, md, mo};
+  }
+  pscr_z *z = (pscr_z *)at;
+  P->a1d = z;
+  P->a1o = z + n1;
+  P->m1d = z + 2 * n1;
+  P->m1o = z + 3 * n1;
+  for (size_t i = 0; i < n1; i++) {
+    P->a1d[i] = pscr_z_at(P->pen[0].a_diag, i, P->cplx);
+    P->m1d[i] = pscr_z_at(P->pen[0].m_diag, i, P->cplx);
+    if (i + 1 < n1) {
+      P->a1o[i] = pscr_z_at(P->pen[0].a_off, i, P->cplx);
+      P->m1o[i] = pscr_z_at(P->pen[0].m_off, i, P->cplx);
+    }
+  }
+  return PSCR_SUCCESS;
+}
+
+/*
+ * The transverse pencils' eigenpairs, all of them: from a single-process
+ * plan whose reduced dimensions are the transverse ones, forced to the dense
+ * transform (its w[d]: row e the eigenvector of lambda_e, W^T M W = I), with
+ * a last dimension of order 1 that only completes the operator's form.
+ */
+static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_options *opts)
+{
+  const double one_d[2] = {1.0, 0.0};
+  const pscr_pencil unit = {1, one_d, NULL, one_d, NULL};
+  pscr_pencil pen[3] = {P->pen[1], P->ndim == 3 ? P->pen[2] : unit, unit};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CPU;
+  o.num_threads = opts->num_threads;
+  o.method[0] = PSCR_METHOD_TRANSFORM;
+  if (P->ndim == 3)
+    o.method[1] = PSCR_METHOD_TRANSFORM;
+  const double zero[2] = {0.0, 0.0};
+  pscr_plan *q = NULL;
+  pscr_status st = pscr_plan_create(&q, P->dtype, P->ndim, pen, zero, &o);
+  if (st)
+    return PSCR_ERROR(st, "%s (the transverse pencils' eigenvectors)", pscr_last_error());
+  for (int d = 0; d + 1 < P->ndim; d++) {
+    const size_t n = (size_t)P->n[d + 1];
+    P->E[d] = malloc(n * n * sizeof(pscr_z));
+    P->lam[d] = malloc(n * sizeof(pscr_z));
+    if (!P->E[d] || !P->lam[d]) {
+      pscr_plan_destroy(q);
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu eigenvectors of "
+                        "pencil %d", n, n, d + 2);
+    }
+    /* The plan scaled the pencil by a power of two s (A and M alike:
+       pscr_balance_factors), so its W^T (s M) W = I: W times sqrt(s) is
+       the caller's pencil's. */
+    const pscr_pencil *g = &P->pen[d + 1];
+    size_t at = 0;
+    for (size_t t = 1; t < n; t++)
+      if (cabs(pscr_z_at(g->m_diag, t, P->cplx)) > cabs(pscr_z_at(g->m_diag, at, P->cplx)))
+        at = t;
+    const pscr_z mine = pscr_z_at(g->m_diag, at, P->cplx);
+    const pscr_z theirs = P->cplx ? q->fac_z[d].m.diag[at] : (pscr_z)q->fac_d[d].m.diag[at];
+    const double root = sqrt(cabs(theirs) / cabs(mine));
+    for (size_t t = 0; t < n * n; t++)
+      P->E[d][t] = root * pscr_z_at(q->w[d], t, P->cplx);
+    for (size_t t = 0; t < n; t++)
+      P->lam[d][t] = pscr_z_at(q->lambda[d], t, P->cplx);
+  }
+  pscr_plan_destroy(q);
+  return PSCR_SUCCESS;
+}
+
+/* ------------------------------------------------------------ separators */
+
+/* Entry (i, i) and (i, i+1) of J = A1 + t M1. */
+static pscr_z pscr_jd(const pscr_mpi_plan *P, int i, pscr_z t) { return P->a1d[i] + t * P->m1d[i]; }
+static pscr_z pscr_jo(const pscr_mpi_plan *P, int i, pscr_z t) { return P->a1o[i] + t * P->m1o[i]; }
+
+/* Corner entries of the inverse of J restricted to rows [a, b) (b > a):
+   ll = (last, last), ff = (first, first), fl = (first, last); 1 when a
+   pivot vanishes (a slab at resonance). */
+static int pscr_slab_corners(const pscr_mpi_plan *P, int a, int b, pscr_z t, pscr_z *ll,
+                             pscr_z *ff, pscr_z *fl)
+{
+  /* Forward pivots d_k; fl = prod_{k<m-1} (-J_{k,k+1} / d_k) / d_{m-1}. */
+  pscr_z d = pscr_jd(P, a, t), prod = 1.0;
+  if (!(cabs(d) > DBL_EPSILON * cabs(P->a1d[a]) + DBL_MIN))
+    return 1;
+  for (int i = a + 1; i < b; i++) {
+    const pscr_z o = pscr_jo(P, i - 1, t), r = o * o / d, di = pscr_jd(P, i, t);
+    prod *= -o / d;
+    d = di - r;
+    if (!(cabs(d) > DBL_EPSILON * (cabs(di) + cabs(r))))
+      return 1;
+  }
+  *ll = 1.0 / d;
+  *fl = prod / d;
+  /* Backward pivots e_k; ff = 1 / e_0. */
+  pscr_z e = pscr_jd(P, b - 1, t);
+  for (int i = b - 2; i >= a; i--) {
+    const pscr_z o = pscr_jo(P, i, t), r = o * o / e, di = pscr_jd(P, i, t);
+    e = di - r;
+    if (!(cabs(e) > DBL_EPSILON * (cabs(di) + cabs(r))))
+      return 1;
+  }
+  if (!(cabs(e) > 0))
+    return 1;
+  *ff = 1.0 / e;
+  return 0;
+}
+
+/* The eigenvalue of transverse mode m: sigma = lambda2_i (+ lambda3_k). */
+static pscr_z pscr_mode_sigma(const pscr_mpi_plan *P, size_t m)
+{
+  if (P->ndim == 2)
+    return P->lam[0][m];
+  const size_t n3 = (size_t)P->n[2];
+  return P->lam[0][m / n3] + P->lam[1][m % n3];
+}
+
+/*
+ * For each of this rank's modes, the separators' Schur complement (order
+ * P - 1, complex symmetric tridiagonal) factored without pivoting:
+ * inv_piv = 1 / pivot, mult = subdiagonal multiplier, sup = superdiagonal.
+ * Separator j is row sep[j]; slab q is rows sep[q-1]+1 .. sep[q]-1
+ * (sep[-1] = -1, sep[P-1] = n1).
+ */
+static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
+{
+  const int ns = P->size - 1, n1 = P->n[0];
+  const size_t nm = (size_t)(P->me - P->mb);
+  P->inv_piv = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
+  P->mult = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
+  P->sup = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
+  pscr_z *ll = malloc(((size_t)ns + 1) * 3 * sizeof(pscr_z));
+  int *empty = malloc(((size_t)ns + 1) * sizeof(int));
+  pscr_status st = PSCR_SUCCESS;
+  if (!P->inv_piv || !P->mult || !P->sup || !ll || !empty) {
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators' systems");
+    goto out;
+  }
+  pscr_z *ff = ll + ns + 1, *fl = ff + ns + 1;
+  for (size_t k = 0; k < nm && !st; k++) {
+    const pscr_z t = pscr_mode_sigma(P, (size_t)P->mb + k) + P->c;
+    for (int q = 0; q <= ns; q++) {
+      const int a = q == 0 ? 0 : P->sep[q - 1] + 1, b = q == ns ? n1 : P->sep[q];
+      empty[q] = b <= a;
+      if (!empty[q] && pscr_slab_corners(P, a, b, t, &ll[q], &ff[q], &fl[q])) {
+        st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                        "the slab of rows %d..%d is singular for transverse mode %zu (at "
+                        "resonance): choose other row ranges",
+                        a, b - 1, (size_t)P->mb + k);
+        break;
+      }
+    }
+    if (st)
+      break;
+    pscr_z *ip = P->inv_piv + k * ns, *mu = P->mult + k * ns, *su = P->sup + k * ns;
+    pscr_z prev_sup = 0, prev_inv = 0;
+    for (int j = 0; j < ns; j++) {
+      const int s = P->sep[j];
+      pscr_z diag = pscr_jd(P, s, t);
+      double scale = cabs(diag);
+      if (!empty[j]) {
+        const pscr_z o = pscr_jo(P, s - 1, t), term = o * o * ll[j];
+        diag -= term;
+        scale += cabs(term);
+      }
+      if (!empty[j + 1]) {
+        const pscr_z o = pscr_jo(P, s, t), term = o * o * ff[j + 1];
+        diag -= term;
+        scale += cabs(term);
+      }
+      /* S(j, j+1): the coupling through slab j+1, or direct when it is empty. */
+      pscr_z off = 0;
+      if (j + 1 < ns)
+        off = empty[j + 1] ? pscr_jo(P, s, t)
+                           : -pscr_jo(P, s, t) * fl[j + 1] * pscr_jo(P, P->sep[j + 1] - 1, t);
+      pscr_z m = 0;
+      if (j > 0) {
+        m = prev_sup * prev_inv; /* S(j, j-1) / pivot_{j-1}; S symmetric */
+        const pscr_z term = m * prev_sup;
+        diag -= term;
+        scale += cabs(term);
+      }
+      if (!(cabs(diag) > 4 * DBL_EPSILON * scale)) {
+        st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                        "the separators' system is singular for transverse mode %zu (pivot %d)",
+                        (size_t)P->mb + k, j + 1);
+        break;
+      }
+      ip[j] = 1.0 / diag;
+      mu[j] = m;
+      su[j] = off;
+      prev_sup = off;
+      prev_inv = ip[j];
+    }
+  }
+out:
+  free(ll);
+  free(empty);
+  return st;
+}
+
+/* ------------------------------------------------------------ plan */
+
+static pscr_status pscr_mpi_ranges(pscr_mpi_plan *P, int begin, int end)
+{
+  int mine[2] = {begin, end};
+  int *all = malloc(2 * (size_t)P->size * sizeof(int));
+  if (!all)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the ranges");
+  if (MPI_Allgather(mine, 2, MPI_INT, all, 2, MPI_INT, P->comm) != MPI_SUCCESS) {
+    free(all);
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allgather failed");
+  }
+  pscr_status st = PSCR_SUCCESS;
+  for (int r = 0; r < P->size && !st; r++) {
+    const int b = all[2 * r], e = all[2 * r + 1], want = r ? all[2 * r - 1] : 0;
+    if (b != want)
+      st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "rank %d's rows start at %d, must start at %d (the ranges must tile "
+                      "0 .. n1-1 in rank order)",
+                      r, b, want);
+    else if (e <= b)
+      st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "rank %d's range [%d, %d) is empty: every rank "
+                      "needs a row", r, b, e);
+    else if (r == P->size - 1 && e != P->n[0])
+      st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "the last rank's rows end at %d, must end at n1 = %d", e, P->n[0]);
+  }
+  if (!st) {
+    P->sep = malloc((size_t)(P->size > 1 ? P->size - 1 : 1) * sizeof(int));
+    if (!P->sep)
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators");
+    for (int r = 0; !st && r + 1 < P->size; r++)
+      P->sep[r] = all[2 * r + 1] - 1;
+  }
+  free(all);
+  return st;
+}
+
+/* Modes [moff[r], moff[r] + mcount[r]) belong to rank r. */
+static pscr_status pscr_mpi_modes(pscr_mpi_plan *P)
+{
+  const size_t nr = P->plane, R = (size_t)P->size;
+  P->mcount = malloc(6 * R * sizeof(int));
+  if (!P->mcount)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the mode counts");
+  if (nr / R > (size_t)INT32_MAX / (R > 1 ? R - 1 : 1))
+    return PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "a plane of %zu modes is too large for MPI's "
+                      "int counts", nr);
+  P->moff = P->mcount + R;
+  P->scount = P->moff + R;
+  P->sdispl = P->scount + R;
+  P->rcount = P->sdispl + R;
+  P->rdispl = P->rcount + R;
+  for (size_t r = 0, at = 0; r < R; r++) {
+    P->mcount[r] = (int)(nr / R + (r < nr % R ? 1 : 0));
+    P->moff[r] = (int)at;
+    at += (size_t)P->mcount[r];
+  }
+  P->mb = P->moff[P->rank];
+  P->me = P->mb + P->mcount[P->rank];
+  /* Forward all-to-all: a separator's plane to every rank, the rank's modes
+     of it; each rank receives one slice per separator (none from the last
+     rank, which has none). */
+  const int mine = P->mcount[P->rank];
+  for (int r = 0; r < P->size; r++) {
+    P->scount[r] = P->sep_row >= 0 ? P->mcount[r] : 0;
+    P->sdispl[r] = P->moff[r];
+    P->rcount[r] = r + 1 < P->size ? mine : 0;
+    P->rdispl[r] = r * mine;
+  }
+  return PSCR_SUCCESS;
+}
+
+static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, const void *shift,
+                                  int begin, int end, const pscr_options *opts)
+{
+  pscr_status st = pscr_mpi_copy_pencils(P, pencils);
+  if (st)
+    return st;
+  memcpy(P->shift, shift, P->elem);
+  P->c = pscr_z_at(shift, 0, P->cplx);
+  P->nthreads = opts->num_threads;
+  P->rows = (size_t)(end - begin);
+  P->sep_row = P->rank + 1 < P->size ? end - 1 : -1;
+  P->left_sep = P->rank > 0 ? begin - 1 : -1;
+  P->ia = begin;
+  P->ib = P->sep_row >= 0 ? end - 1 : end;
+  /* The local plan: dimension 1 cut to the interior. */
+  if (P->ib > P->ia) {
+    const size_t e = P->elem, a = (size_t)P->ia;
+    const pscr_pencil *g = &P->pen[0];
+    pscr_pencil loc[3] = {{P->ib - P->ia, (const char *)g->a_diag + a * e,
+                           (const char *)g->a_off + a * e, (const char *)g->m_diag + a * e,
+                           (const char *)g->m_off + a * e},
+                          P->pen[1], P->ndim == 3 ? P->pen[2] : P->pen[1]};
+    /* The local plans do not refine: the distributed solve refines whole
+       (pscr_mpi_solve), as the interior solves alone would not converge to
+       A's solution. */
+    pscr_options lo = *opts;
+    lo.refine = 0;
+    if ((st = pscr_plan_create(&P->local, P->dtype, P->ndim, loc, shift, &lo)))
+      return PSCR_ERROR(st, "%s (the local plan of rows %d..%d)", pscr_last_error(), P->ia,
+                        P->ib - 1);
+  }
+  P->refine = opts->refine;
+  if (P->refine) {
+    const size_t nw = (P->rows + 2) * P->plane * P->elem;
+    P->ext = malloc(2 * nw);
+    P->r = malloc(nw);
+    P->fcopy = malloc(nw);
+    if (!P->ext || !P->r || !P->fcopy)
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the refinement's buffers (%zu "
+                        "bytes)", 4 * nw);
+  }
+  if (P->size == 1)
+    return PSCR_SUCCESS;
+  if ((st = pscr_mpi_transverse_eigen(P, opts)) || (st = pscr_mpi_modes(P)) ||
+      (st = pscr_mpi_factor_separators(P)))
+    return st;
+  /* Work space: the interior's v, planes, the all-to-all buffers. */
+  const size_t nloc = (size_t)(P->ib - P->ia) * P->plane, nm = (size_t)(P->me - P->mb);
+  P->v = malloc((nloc ? nloc : 1) * P->elem);
+  P->nplane = malloc(3 * P->plane * P->elem);
+  P->zplane = malloc(2 * P->plane * sizeof(pscr_z));
+  P->zmodes = malloc(((size_t)(P->size - 1) * nm + 1) * sizeof(pscr_z));
+  if (!P->v || !P->nplane || !P->zplane || !P->zmodes)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the distributed solve's work space "
+                      "(%zu bytes)", nloc * P->elem + 3 * P->plane * P->elem);
+  return PSCR_SUCCESS;
+}
+
+pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype dtype, int ndim,
+                                 const pscr_pencil *pencils, const void *shift, int row_begin,
+                                 int row_end, const pscr_options *opts)
+{
+  pscr_error_clear();
+  if (!plan)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "plan is NULL");
+  *plan = NULL;
+  int initialized = 0;
+  MPI_Initialized(&initialized);
+  if (!initialized)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "MPI is not initialized (call MPI_Init first)");
+  if (comm == MPI_COMM_NULL)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "comm is MPI_COMM_NULL");
+  pscr_mpi_plan *P = calloc(1, sizeof *P);
+  if (!P)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate a distributed plan");
+  if (MPI_Comm_dup(comm, &P->comm) != MPI_SUCCESS) {
+    free(P);
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Comm_dup failed");
+  }
+  MPI_Comm_rank(P->comm, &P->rank);
+  MPI_Comm_size(P->comm, &P->size);
+  pscr_options o;
+  pscr_options_init(&o);
+  if (opts)
+    o = *opts;
+
+  /* Local checks first; their status is agreed before anything that needs
+     every rank's arguments. */
+  pscr_status st = PSCR_SUCCESS;
+  if (dtype != PSCR_R64 && dtype != PSCR_C64)
+    st = dtype == PSCR_R32 || dtype == PSCR_C32
+             ? PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "distributed plans take R64 or C64, not float "
+                          "types")
+             : PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "unknown dtype %d", (int)dtype);
+  else if (ndim != 2 && ndim != 3)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "ndim is %d, must be 2 or 3", ndim);
+  else if (!pencils || !shift)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", pencils ? "shift" : "pencils");
+  else if (o.refine < 0 || o.refine > PSCR_REFINE_MAX)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "refine is %d, must be 0 .. %d", o.refine,
+                    PSCR_REFINE_MAX);
+  else if (o.refine_single)
+    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "refine_single: distributed plans refine in double "
+                    "only");
+  for (int d = 0; !st && d < ndim; d++)
+    if (pencils[d].n < 1 || !pencils[d].a_diag || !pencils[d].m_diag ||
+        (pencils[d].n > 1 && !pencils[d].a_off))
+      st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "pencil %d: n is %d or a factor array is NULL",
+                      d + 1, pencils[d].n);
+  if (!st) {
+    P->dtype = dtype;
+    P->ndim = ndim;
+    P->cplx = dtype == PSCR_C64;
+    P->elem = P->cplx ? sizeof(pscr_z) : sizeof(double);
+    for (int d = 0; d < 3; d++)
+      P->n[d] = d < ndim ? pencils[d].n : 1;
+    P->plane = (size_t)P->n[1] * (size_t)P->n[2];
+    /* The same problem on every rank. */
+    uint64_t h = pscr_problem_hash(dtype, ndim, pencils, shift, P->elem), lo = 0, hi = 0;
+    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, P->comm);
+    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, P->comm);
+    if (lo != hi)
+      st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "the pencils or the shift differ between ranks (their hashes differ): "
+                      "every rank must pass the same global problem");
+  } else {
+    /* Match the other ranks' two hash reductions. */
+    uint64_t h = (uint64_t)P->rank + 1, lo, hi;
+    MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, P->comm);
+    MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, P->comm);
+  }
+  st = pscr_mpi_agree(P->comm, P->rank, st);
+  if (!st)
+    st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_ranges(P, row_begin, row_end));
+  if (!st)
+    st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_build(P, pencils, shift, row_begin, row_end, &o));
+  if (st) {
+    pscr_mpi_plan_destroy(P);
+    return st;
+  }
+  *plan = P;
+  return PSCR_SUCCESS;
+}
+
+void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
+{
+  if (!P)
+    return;
+  pscr_plan_destroy(P->local);
+  free(P->pencil_storage);
+  for (int d = 0; d < 2; d++) {
+    free(P->E[d]);
+    free(P->lam[d]);
+  }
+  free(P->sep);
+  free(P->mcount);
+  free(P->inv_piv);
+  free(P->mult);
+  free(P->sup);
+  free(P->v);
+  free(P->nplane);
+  free(P->zplane);
+  free(P->zmodes);
+  free(P->ext);
+  free(P->r);
+  free(P->fcopy);
+  MPI_Comm_free(&P->comm);
+  free(P);
+}

@@ -1,0 +1,64 @@
+/* The distributed plan (pscr_mpi.h; mpi_plan.c builds it, mpi_solve.c solves). */
+#ifndef PSCR_MPI_PLAN_H
+#define PSCR_MPI_PLAN_H
+
+#include <stddef.h>
+
+#include "pscr_mpi.h"
+#include "scalar.h"
+
+struct pscr_mpi_plan {
+  MPI_Comm comm; /* the caller's, duplicated */
+  int rank, size;
+  pscr_dtype dtype;
+  int ndim, cplx;
+  size_t elem;  /* bytes per element of dtype */
+  int n[3];     /* global sizes; n[2] = 1 in 2D */
+  size_t plane; /* n2 n3: a plane of dimension 1 */
+  int sep_row;  /* this rank's separator (its last row), -1 on the last rank */
+  int left_sep; /* the previous rank's separator, -1 on rank 0 */
+  int ia, ib;   /* this rank's interior rows [ia, ib) */
+  int nthreads; /* the plane operators' threads (pscr_options.num_threads) */
+  size_t rows;  /* this rank's rows, end - begin */
+  int refine;   /* pscr_options.refine: steps after each solve */
+  int *sep;     /* every separator row, size - 1 of them */
+  pscr_plan *local; /* the interior's plan; NULL where the interior is empty */
+
+  /* Owned copies of the pencils in dtype, and dimension 1's factors in
+     double complex (the separators' 1D matrices; M's NULL off-diagonal as
+     zeros). */
+  void *pencil_storage;
+  pscr_pencil pen[3];
+  pscr_z *a1d, *a1o, *m1d, *m1o;
+  unsigned char shift[sizeof(pscr_z)]; /* c in dtype */
+  pscr_z c;
+
+  /* The transverse pencils' eigenpairs (ndim - 1 of them): E[d] row e the
+     eigenvector of lam[d][e], W^T M W = I. Mode m = (i, k) of a plane has
+     sigma = lam[0][i] + lam[1][k], m = i n3 + k. */
+  pscr_z *E[2], *lam[2];
+
+  /* Modes: rank r owns [moff[r], moff[r] + mcount[r]); this rank [mb, me).
+     The all-to-all counts and displacements (in modes) of the forward
+     exchange; the backward one swaps send and receive. */
+  int *mcount, *moff, *scount, *sdispl, *rcount, *rdispl;
+  int mb, me;
+  /* Per own mode k, the separators' system factored (size - 1 entries
+     each, at k (size - 1)). */
+  pscr_z *inv_piv, *mult, *sup;
+
+  /* Work space of a solve. */
+  void *v;        /* the interior's first solve */
+  void *nplane;   /* three planes of dtype */
+  pscr_z *zplane; /* two planes of double complex */
+  pscr_z *zmodes; /* (size - 1) x own modes */
+  /* Refinement (refine > 0): u and A u with a halo plane on each side,
+     the residual / correction, f of an in-place solve. */
+  void *ext, *r, *fcopy;
+};
+
+/* Every rank's status agreed: the lowest failing rank's status and message
+   on every rank. */
+pscr_status pscr_mpi_agree(MPI_Comm comm, int rank, pscr_status st);
+
+#endif

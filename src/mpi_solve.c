@@ -1,0 +1,299 @@
+/*
+ * pscr_mpi_solve: the four steps of mpi_plan.c's comment on one rank's
+ * slab. Messages per solve: one plane to each neighbour twice
+ * (point-to-point) and two all-to-alls of one plane per separator.
+ */
+#include <complex.h>
+#include <limits.h>
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cblas.h>
+
+#include "error.h"
+#include "kron.h"
+#include "mpi_plan.h"
+#include "plan.h"
+
+/* y = T(i, j) x for neighbouring rows i, j of dimension 1: the operator with
+   dimension 1 cut to the one entry (A1_ij, M1_ij). */
+static void pscr_mpi_plane_op(const pscr_mpi_plan *P, int i, int j, const void *x, void *y)
+{
+  const int k = i < j ? i : j, nd = P->ndim;
+  const size_t e = P->elem;
+  const void *ao = (const char *)P->pen[0].a_off + (size_t)k * e;
+  const void *mo = (const char *)P->pen[0].m_off + (size_t)k * e;
+  if (!P->cplx) {
+    pscr_factor_d f[3];
+    f[0] = (pscr_factor_d){{1, ao, NULL}, {1, mo, NULL}};
+    for (int d = 1; d < nd; d++)
+      f[d] = (pscr_factor_d){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
+                             {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
+    pscr_kron_op_d(nd, f, *(const double *)P->shift, x, y, P->nthreads);
+  } else {
+    pscr_factor_z f[3];
+    f[0] = (pscr_factor_z){{1, ao, NULL}, {1, mo, NULL}};
+    for (int d = 1; d < nd; d++)
+      f[d] = (pscr_factor_z){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
+                             {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
+    pscr_kron_op_z(nd, f, *(const pscr_z *)P->shift, x, y, P->nthreads);
+  }
+}
+
+/* a -= b over a plane of dtype (complex: pairs of doubles). */
+static void pscr_mpi_plane_sub(const pscr_mpi_plan *P, void *a, const void *b)
+{
+  double *x = a;
+  const double *y = b;
+  const size_t n = P->plane * (P->elem / sizeof(double));
+  for (size_t t = 0; t < n; t++)
+    x[t] -= y[t];
+}
+
+/* The transverse transform of a plane in place (z: plane, work: plane):
+   forward zhat = W_R^T z, backward z = W_R zhat; W_R^T = E2 (x) E3. */
+static void pscr_mpi_transform(const pscr_mpi_plan *P, int back, pscr_z *z, pscr_z *work)
+{
+  const pscr_z one = 1.0, zero = 0.0;
+  const int n2 = P->n[1], n3 = P->n[2];
+  if (P->ndim == 2) {
+    cblas_zgemv(CblasRowMajor, back ? CblasTrans : CblasNoTrans, n2, n2, &one, P->E[0], n2, z, 1,
+                &zero, work, 1);
+    memcpy(z, work, (size_t)n2 * sizeof *z);
+    return;
+  }
+  /* A plane is n2 x n3, row major: zhat = E2 Z E3^T, Z = E2^T zhat E3. */
+  cblas_zgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n2, n3, n2, &one,
+              P->E[0], n2, z, n3, &zero, work, n3);
+  cblas_zgemm(CblasRowMajor, CblasNoTrans, back ? CblasNoTrans : CblasTrans, n2, n3, n3, &one,
+              work, n3, P->E[1], n3, &zero, z, n3);
+}
+
+/* The separators' systems of this rank's modes: zmodes[j nm + k] holds the
+   right-hand side of separator j, mode k, and receives the solution. */
+static void pscr_mpi_separator_solves(const pscr_mpi_plan *P)
+{
+  const int ns = P->size - 1;
+  const size_t nm = (size_t)(P->me - P->mb);
+  pscr_z *b = P->zmodes;
+  for (size_t k = 0; k < nm; k++) {
+    const pscr_z *ip = P->inv_piv + k * ns, *mu = P->mult + k * ns, *su = P->sup + k * ns;
+    for (int j = 1; j < ns; j++)
+      b[j * nm + k] -= mu[j] * b[(j - 1) * nm + k];
+    b[(size_t)(ns - 1) * nm + k] *= ip[ns - 1];
+    for (int j = ns - 2; j >= 0; j--)
+      b[j * nm + k] = (b[j * nm + k] - su[j] * b[(j + 1) * nm + k]) * ip[j];
+  }
+}
+
+static pscr_status pscr_mpi_error(int rc, const char *what)
+{
+  if (rc == MPI_SUCCESS)
+    return PSCR_SUCCESS;
+  char msg[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(rc, msg, &len);
+  return PSCR_ERROR(PSCR_ERROR_DEVICE, "%s failed: %s", what, msg);
+}
+
+/* Steps 2 and 3: this rank's separator plane u_s (when it has one) from f
+   and the interior's first solve v. */
+static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, char *u)
+{
+  const size_t e = P->elem, pl = P->plane, nI = (size_t)(P->ib - P->ia);
+  const int words = (int)(pl * (e / sizeof(double)));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  char *out = P->nplane, *in = out + pl * e, *tmp = in + pl * e;
+  const char *v = P->v;
+  /* The previous separator's term from this rank's first interior row:
+     T(s_left, ia) v_ia (zero when the interior is empty: the neighbour of
+     s_left is this rank's own separator, coupled in S directly). */
+  if (left != MPI_PROC_NULL) {
+    if (nI)
+      pscr_mpi_plane_op(P, P->left_sep, P->ia, v, out);
+    else
+      memset(out, 0, pl * e);
+  }
+  memset(in, 0, pl * e);
+  pscr_status st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE,
+                                               left, 1, in, right != MPI_PROC_NULL ? words : 0,
+                                               MPI_DOUBLE, right, 1, P->comm, MPI_STATUS_IGNORE),
+                                  "MPI_Sendrecv (separator terms)");
+  if (st)
+    return st;
+  pscr_z *z = P->zplane, *work = z + pl;
+  if (P->sep_row >= 0) {
+    /* g = f_s - T(s, s-1) v_{s-1} - (the next rank's term). */
+    memcpy(tmp, f + nI * pl * e, pl * e);
+    pscr_mpi_plane_sub(P, tmp, in);
+    if (nI) {
+      pscr_mpi_plane_op(P, P->sep_row, P->sep_row - 1, v + (nI - 1) * pl * e, in);
+      pscr_mpi_plane_sub(P, tmp, in);
+    }
+    for (size_t t = 0; t < pl; t++)
+      z[t] = P->cplx ? ((const pscr_z *)tmp)[t] : (pscr_z)((const double *)tmp)[t];
+    pscr_mpi_transform(P, 0, z, work);
+  }
+  st = pscr_mpi_error(MPI_Alltoallv(z, P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->zmodes,
+                                    P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
+                      "MPI_Alltoallv (separators to modes)");
+  if (st)
+    return st;
+  pscr_mpi_separator_solves(P);
+  st = pscr_mpi_error(MPI_Alltoallv(P->zmodes, P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, z,
+                                    P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
+                      "MPI_Alltoallv (modes to separators)");
+  if (st)
+    return st;
+  if (P->sep_row >= 0) {
+    pscr_mpi_transform(P, 1, z, work);
+    char *us = u + nI * pl * e;
+    for (size_t t = 0; t < pl; t++) {
+      if (P->cplx)
+        ((pscr_z *)us)[t] = z[t];
+      else
+        ((double *)us)[t] = creal(z[t]);
+    }
+  }
+  return PSCR_SUCCESS;
+}
+
+/* Step 4: u_I = A_II^{-1} (f_I - T(ia, s_left) u_s_left - T(ib-1, s) u_s). */
+static pscr_status pscr_mpi_back(pscr_mpi_plan *P, const char *f, char *u)
+{
+  const size_t e = P->elem, pl = P->plane, nI = (size_t)(P->ib - P->ia);
+  const int words = (int)(pl * (e / sizeof(double)));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  char *uleft = P->nplane, *tmp = uleft + 2 * pl * e;
+  /* This rank's separator to the next rank, the previous one's from it. */
+  pscr_status st = pscr_mpi_error(
+      MPI_Sendrecv(u + nI * pl * e, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 2,
+                   uleft, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 2, P->comm,
+                   MPI_STATUS_IGNORE),
+      "MPI_Sendrecv (separator planes)");
+  if (st || !nI)
+    return st;
+  if (u != f)
+    memcpy(u, f, nI * pl * e);
+  if (left != MPI_PROC_NULL) {
+    pscr_mpi_plane_op(P, P->ia, P->left_sep, uleft, tmp);
+    pscr_mpi_plane_sub(P, u, tmp);
+  }
+  if (P->sep_row >= 0) {
+    pscr_mpi_plane_op(P, P->ib - 1, P->sep_row, u + nI * pl * e, tmp);
+    pscr_mpi_plane_sub(P, u + (nI - 1) * pl * e, tmp);
+  }
+  return pscr_solve(P->local, u, u);
+}
+
+/* One solve (steps 1-4), every failure agreed. */
+static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
+{
+  if (P->size == 1)
+    return pscr_mpi_agree(P->comm, P->rank, pscr_solve(P->local, f, u));
+  /* A failure anywhere is agreed before the next exchange, so that no rank
+     waits for one that gave up. */
+  pscr_status st = P->local ? pscr_solve(P->local, f, P->v) : PSCR_SUCCESS;
+  if (!(st = pscr_mpi_agree(P->comm, P->rank, st)) &&
+      !(st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separators(P, f, u))))
+    st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_back(P, f, u));
+  return st;
+}
+
+/*
+ * r = f - A u on this rank's rows: u with one plane of each neighbour (a
+ * halo) in ext, A applied there with dimension 1 cut to those rows (exact
+ * on the rank's own rows, whose neighbours are all present).
+ */
+static pscr_status pscr_mpi_residual(pscr_mpi_plan *P, const void *f, const void *u, void *r)
+{
+  const size_t e = P->elem, pl = P->plane, rows = P->rows;
+  const int words = (int)(pl * (e / sizeof(double)));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  const int lo = P->ia - (left != MPI_PROC_NULL), hi = P->ia + (int)rows + (right != MPI_PROC_NULL);
+  const size_t lead = (size_t)(P->ia - lo) * pl * e;
+  char *in = P->ext, *out = in + (rows + 2) * pl * e;
+  memcpy(in + lead, u, rows * pl * e);
+  const char *uc = u;
+  pscr_status st = pscr_mpi_error(
+      MPI_Sendrecv(uc, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 3,
+                   in + lead + rows * pl * e, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right,
+                   3, P->comm, MPI_STATUS_IGNORE),
+      "MPI_Sendrecv (halo)");
+  if (!st)
+    st = pscr_mpi_error(MPI_Sendrecv(uc + (rows - 1) * pl * e, right != MPI_PROC_NULL ? words : 0,
+                                     MPI_DOUBLE, right, 4, in, left != MPI_PROC_NULL ? words : 0,
+                                     MPI_DOUBLE, left, 4, P->comm, MPI_STATUS_IGNORE),
+                        "MPI_Sendrecv (halo)");
+  if (st)
+    return st;
+  const pscr_pencil *g = &P->pen[0];
+  const size_t o = (size_t)lo * e;
+  const int n = hi - lo, nd = P->ndim;
+  if (!P->cplx) {
+    pscr_factor_d fa[3];
+    fa[0] = (pscr_factor_d){{n, (const double *)((const char *)g->a_diag + o),
+                             (const double *)((const char *)g->a_off + o)},
+                            {n, (const double *)((const char *)g->m_diag + o),
+                             (const double *)((const char *)g->m_off + o)}};
+    for (int d = 1; d < nd; d++)
+      fa[d] = (pscr_factor_d){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
+                              {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
+    pscr_kron_op_d(nd, fa, *(const double *)P->shift, (const double *)in, (double *)out,
+                   P->nthreads);
+  } else {
+    pscr_factor_z fa[3];
+    fa[0] = (pscr_factor_z){{n, (const pscr_z *)((const char *)g->a_diag + o),
+                             (const pscr_z *)((const char *)g->a_off + o)},
+                            {n, (const pscr_z *)((const char *)g->m_diag + o),
+                             (const pscr_z *)((const char *)g->m_off + o)}};
+    for (int d = 1; d < nd; d++)
+      fa[d] = (pscr_factor_z){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
+                              {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
+    pscr_kron_op_z(nd, fa, *(const pscr_z *)P->shift, (const pscr_z *)in, (pscr_z *)out,
+                   P->nthreads);
+  }
+  const double *ff = f, *au = (const double *)(out + lead);
+  double *rr = r;
+  const size_t nw = rows * pl * (e / sizeof(double));
+  for (size_t t = 0; t < nw; t++)
+    rr[t] = ff[t] - au[t];
+  return PSCR_SUCCESS;
+}
+
+pscr_status pscr_mpi_solve(pscr_mpi_plan *P, const void *f, void *u)
+{
+  pscr_error_clear();
+  if (!P)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "plan is NULL");
+  pscr_status st = PSCR_SUCCESS;
+  if (!f || !u)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", f ? "u" : "f");
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  const size_t nw = P->rows * P->plane * (P->elem / sizeof(double));
+  /* Refinement (pscr_options.refine): f kept where the solve overwrites it. */
+  const void *f0 = f;
+  if (P->refine && u == f) {
+    memcpy(P->fcopy, f, nw * sizeof(double));
+    f0 = P->fcopy;
+  }
+  st = pscr_mpi_solve_once(P, f0, u);
+  for (int k = 0; !st && k < P->refine; k++) {
+    st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_residual(P, f0, u, P->r));
+    if (!st)
+      st = pscr_mpi_solve_once(P, P->r, P->r);
+    for (size_t t = 0; !st && t < nw; t++)
+      ((double *)u)[t] += ((const double *)P->r)[t];
+  }
+  if (st) {
+    double *x = u;
+    for (size_t t = 0; t < nw; t++)
+      x[t] = NAN;
+  }
+  return st;
+}
