@@ -94,6 +94,24 @@ PSCR_EXTERN pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm
 PSCR_EXTERN pscr_status pscr_mpi_solve(pscr_mpi_plan *plan, const void *f, void *u);
 
 /**
+ * @brief nrhs solves of one plan (collective): f_r = f + r ldf and
+ *        u_r = u + r ldu (elements), each as pscr_mpi_solve(plan, f_r, u_r),
+ *        bitwise the same.
+ * @param[in]  plan a plan from pscr_mpi_plan_create.
+ * @param[in]  nrhs right-hand sides (>= 0; 0 does nothing).
+ * @param[in]  f    the rank's rows of the first right-hand side.
+ * @param[in]  ldf  elements between right-hand sides (>= the rank's slab).
+ * @param[out] u    the rank's rows of the first solution; u == f with
+ *                  ldu == ldf solves in place.
+ * @param[in]  ldu  elements between solutions (>= the rank's slab).
+ * @return as pscr_mpi_solve (the first failure stops the batch, and every
+ *   solution from it on is NaN); PSCR_ERROR_INVALID_VALUE for nrhs < 0 or
+ *   a short ldf, ldu.
+ */
+PSCR_EXTERN pscr_status pscr_mpi_solve_batch(pscr_mpi_plan *plan, int nrhs, const void *f,
+                                             size_t ldf, void *u, size_t ldu);
+
+/**
  * @brief Release a plan (collective: it frees the plan's communicator).
  * @param[in] plan a plan, or NULL (nothing happens).
  */

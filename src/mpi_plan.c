@@ -465,11 +465,14 @@ static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, 
     return st;
   /* Work space: the interior's v, planes, the all-to-all buffers. */
   const size_t nloc = (size_t)(P->ib - P->ia) * P->plane, nm = (size_t)(P->me - P->mb);
-  P->v = malloc((nloc ? nloc : 1) * P->elem);
+  /* The slab of an in-place solve's v (mpi_solve.c): refined solves solve
+     their corrections in place, so they have it from the start. */
+  if (P->refine && nloc)
+    P->v = malloc(nloc * P->elem);
   P->nplane = malloc(3 * P->plane * P->elem);
   P->zplane = malloc(2 * P->plane * sizeof(pscr_z));
   P->zmodes = malloc(((size_t)(P->size - 1) * nm + 1) * sizeof(pscr_z));
-  if (!P->v || !P->nplane || !P->zplane || !P->zmodes)
+  if ((P->refine && nloc && !P->v) || !P->nplane || !P->zplane || !P->zmodes)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the distributed solve's work space "
                       "(%zu bytes)", nloc * P->elem + 3 * P->plane * P->elem);
   return PSCR_SUCCESS;
@@ -496,6 +499,8 @@ pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype
     free(P);
     return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Comm_dup failed");
   }
+  /* MPI failures come back as codes (pscr_mpi_error), not an abort. */
+  MPI_Comm_set_errhandler(P->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(P->comm, &P->rank);
   MPI_Comm_size(P->comm, &P->size);
   pscr_options o;

@@ -48,7 +48,7 @@ struct pscr_mpi_plan {
   pscr_z *inv_piv, *mult, *sup;
 
   /* Work space of a solve. */
-  void *v;        /* the interior's first solve */
+  void *v;        /* an in-place solve's first interior solve (else in u) */
   void *nplane;   /* three planes of dtype */
   pscr_z *zplane; /* two planes of double complex */
   pscr_z *zmodes; /* (size - 1) x own modes */

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cblas.h>
@@ -99,14 +100,13 @@ static pscr_status pscr_mpi_error(int rc, const char *what)
 
 /* Steps 2 and 3: this rank's separator plane u_s (when it has one) from f
    and the interior's first solve v. */
-static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, char *u)
+static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const char *v, char *u)
 {
   const size_t e = P->elem, pl = P->plane, nI = (size_t)(P->ib - P->ia);
   const int words = (int)(pl * (e / sizeof(double)));
   const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
   const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
   char *out = P->nplane, *in = out + pl * e, *tmp = in + pl * e;
-  const char *v = P->v;
   /* The previous separator's term from this rank's first interior row:
      T(s_left, ia) v_ia (zero when the interior is empty: the neighbour of
      s_left is this rank's own separator, coupled in S directly). */
@@ -194,11 +194,23 @@ static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
 {
   if (P->size == 1)
     return pscr_mpi_agree(P->comm, P->rank, pscr_solve(P->local, f, u));
-  /* A failure anywhere is agreed before the next exchange, so that no rank
-     waits for one that gave up. */
-  pscr_status st = P->local ? pscr_solve(P->local, f, P->v) : PSCR_SUCCESS;
+  /* The first interior solve v goes to u's interior rows, which step 4
+     overwrites; an in-place solve needs f there until then, so v goes to
+     a slab of its own, allocated at the first in-place solve. A failure
+     anywhere is agreed before the next exchange, so that no rank waits for
+     one that gave up. */
+  pscr_status st = PSCR_SUCCESS;
+  if (u == f && !P->v && P->local) {
+    const size_t bytes = (size_t)(P->ib - P->ia) * P->plane * P->elem;
+    if (!(P->v = malloc(bytes)))
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the in-place solve's slab (%zu "
+                      "bytes)", bytes);
+  }
+  void *v = u == f ? P->v : u;
+  if (!st && P->local)
+    st = pscr_solve(P->local, f, v);
   if (!(st = pscr_mpi_agree(P->comm, P->rank, st)) &&
-      !(st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separators(P, f, u))))
+      !(st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separators(P, f, v, u))))
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_back(P, f, u));
   return st;
 }
@@ -294,6 +306,36 @@ pscr_status pscr_mpi_solve(pscr_mpi_plan *P, const void *f, void *u)
     double *x = u;
     for (size_t t = 0; t < nw; t++)
       x[t] = NAN;
+  }
+  return st;
+}
+
+pscr_status pscr_mpi_solve_batch(pscr_mpi_plan *P, int nrhs, const void *f, size_t ldf, void *u,
+                                 size_t ldu)
+{
+  pscr_error_clear();
+  if (!P)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "plan is NULL");
+  const size_t slab = P->rows * P->plane;
+  pscr_status st = PSCR_SUCCESS;
+  if (nrhs < 0)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "nrhs is %d, must be >= 0", nrhs);
+  else if (nrhs > 0 && (!f || !u))
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", f ? "u" : "f");
+  else if (nrhs > 1 && (ldf < slab || ldu < slab))
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is %zu, below the rank's slab of %zu elements",
+                    ldf < slab ? "ldf" : "ldu", ldf < slab ? ldf : ldu, slab);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  for (int r = 0; r < nrhs; r++) {
+    char *ur = (char *)u + (size_t)r * ldu * P->elem;
+    if (st) {
+      double *x = (double *)ur;
+      for (size_t t = 0; t < slab * (P->elem / sizeof(double)); t++)
+        x[t] = NAN;
+      continue;
+    }
+    st = pscr_mpi_solve(P, (const char *)f + (size_t)r * ldf * P->elem, ur);
   }
   return st;
 }

@@ -144,6 +144,23 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   st = pscr_mpi_solve(plan, in_place ? u : fl, u);
   CHECK(st == PSCR_SUCCESS, "%s: solve: %s (%s)", name, pscr_status_string(st),
         pscr_last_error());
+  /* A batch of two (the second f scaled by 2, not in place): bitwise the
+     single solves. */
+  if (!in_place && st == PSCR_SUCCESS) {
+    double *fb = malloc(2 * nloc * e), *ub = malloc(2 * nloc * e), *u2 = malloc(nloc * e);
+    for (size_t t = 0; t < nloc * words; t++) {
+      fb[t] = fl[t];
+      fb[nloc * words + t] = 2 * fl[t];
+    }
+    pscr_status sb = pscr_mpi_solve_batch(plan, 2, fb, nloc, ub, nloc);
+    pscr_status s2 = pscr_mpi_solve(plan, fb + nloc * words, u2);
+    CHECK(sb == PSCR_SUCCESS && s2 == PSCR_SUCCESS, "%s: batch: %s", name, pscr_status_string(sb));
+    CHECK(memcmp(ub, u, nloc * e) == 0 && memcmp(ub + nloc * words, u2, nloc * e) == 0,
+          "%s: the batch's solutions differ from the single solves'", name);
+    free(fb);
+    free(ub);
+    free(u2);
+  }
   /* Gather on rank 0. */
   int *counts = malloc(2 * (size_t)nranks * sizeof(int)), *displs = counts + nranks;
   const int mine = (int)(nloc * words);
