@@ -229,6 +229,17 @@ static void model_cases(void)
     }
     pscr_problem_destroy(pb);
   }
+  /* One row per rank (n1 = P), 2D and 3D. */
+  for (int ndim = 2; ndim <= 3; ndim++) {
+    pscr_problem *pb = NULL;
+    const int n[3] = {nranks, 6, 5};
+    if (pscr_problem_create(&pb, PSCR_PROBLEM_POISSON, ndim, n, NULL, 0, 0) == PSCR_SUCCESS) {
+      char name[80];
+      snprintf(name, sizeof name, "poisson %dD n1 = ranks", ndim);
+      run_case(name, pb->dtype, ndim, pb->pencils, pb->shift, 0, 0, 0, 10);
+    }
+    pscr_problem_destroy(pb);
+  }
   /* Random SPD pencils with a shift. */
   for (int ndim = 2; ndim <= 3; ndim++) {
     owned_pencil o[3];
@@ -243,6 +254,42 @@ static void model_cases(void)
     for (int d = 0; d < ndim; d++)
       free(o[d].a);
   }
+}
+
+/*
+ * A slab at resonance (two ranks): n1 = 3, n2 = 1, A1 = tridiag(-1; 2, 4,
+ * 4; -1), M1 = I, A2 = M2 = (1), c = -3. A = A1 - 2 I is regular (det -2),
+ * but with rows {0, 1} | {2} rank 0's interior, row 0 alone, is the 1x1
+ * matrix 2 - 2 = 0: the plan must report it (PSCR_ERROR_SINGULAR, on both
+ * ranks), never return garbage. Rows {0} | {1, 2} avoid it (the slab
+ * {1, 2} is tridiag(-1; 2, 2; -1), regular) and solve A u = f exactly.
+ */
+static void resonant_slab(void)
+{
+  if (nranks != 2)
+    return;
+  const double a1d[3] = {2, 4, 4}, a1o[2] = {-1, -1}, m1d[3] = {1, 1, 1}, one = 1, c = -3;
+  const pscr_pencil pen[2] = {{3, a1d, a1o, m1d, NULL}, {1, &one, NULL, &one, NULL}};
+  pscr_mpi_plan *plan = NULL;
+  pscr_status st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pen, &c,
+                                        rank ? 2 : 0, rank ? 3 : 2, NULL);
+  CHECK(st == PSCR_ERROR_SINGULAR && plan == NULL, "resonant slab: %s (%s)",
+        pscr_status_string(st), pscr_last_error());
+  CHECK(strstr(pscr_last_error(), "resonance") != NULL, "resonant slab: message '%s'",
+        pscr_last_error());
+  st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pen, &c, rank ? 1 : 0,
+                            rank ? 3 : 1, NULL);
+  CHECK(st == PSCR_SUCCESS, "slab moved: %s (%s)", pscr_status_string(st), pscr_last_error());
+  if (st)
+    return;
+  /* u = (1, 2, 3): f = (A1 - 2 I) u = (0 - 2, -1 + 4 - 3, -2 + 6). */
+  const double f[3] = {-2, 0, 4};
+  double u[2] = {0, 0};
+  st = pscr_mpi_solve(plan, rank ? f + 1 : f, u);
+  CHECK(st == PSCR_SUCCESS, "slab moved: solve %s", pscr_status_string(st));
+  for (int i = 0; i < (rank ? 2 : 1); i++)
+    CHECK(fabs(u[i] - (rank + i + 1)) <= 1e-14, "slab moved: u[%d] = %.17g", rank + i, u[i]);
+  pscr_mpi_plan_destroy(plan);
 }
 
 /* Bad input: the same status on every rank, and no plan. */
@@ -300,6 +347,7 @@ int main(int argc, char **argv)
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
   model_cases();
+  resonant_slab();
   bad_input();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
