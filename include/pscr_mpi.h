@@ -111,6 +111,48 @@ PSCR_EXTERN pscr_status pscr_mpi_solve(pscr_mpi_plan *plan, const void *f, void 
 PSCR_EXTERN pscr_status pscr_mpi_solve_batch(pscr_mpi_plan *plan, int nrhs, const void *f,
                                              size_t ldf, void *u, size_t ldu);
 
+/** What a distributed plan holds on this rank, and its last solve. */
+typedef struct pscr_mpi_info {
+  size_t size;         /**< sizeof(pscr_mpi_info), set by pscr_mpi_plan_info */
+  int ranks;           /**< ranks of the plan's communicator */
+  int rank;            /**< this rank */
+  int row_begin;       /**< this rank's first row of dimension 1 */
+  int row_end;         /**< one past its last row */
+  int separator;       /**< its separator row (its last), -1 on the last rank */
+  int mode_begin;      /**< first transverse mode whose separator system it solves */
+  int mode_end;        /**< one past its last such mode */
+  size_t bytes_sent;   /**< bytes it sends per solve (planes to neighbours,
+                            its share of the all-to-alls), refinement excluded */
+  double local_seconds;     /**< last pscr_mpi_solve: its interior solves */
+  double exchange_seconds;  /**< last solve: waiting in and moving messages */
+  double separator_seconds; /**< last solve: plane operators, transforms,
+                                 the separators' systems */
+  pscr_info local;     /**< the local plan's pscr_info (zeros where the
+                            rank's interior is empty) */
+} pscr_mpi_info;
+
+/**
+ * @brief Describe a distributed plan on this rank (not collective).
+ * @param[in]  plan a plan from pscr_mpi_plan_create.
+ * @param[out] info receives the description.
+ * @param[in]  size sizeof *info as the caller compiled it.
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL argument, or a
+ *   size below pscr 0.2's pscr_mpi_info).
+ */
+PSCR_EXTERN pscr_status pscr_mpi_plan_info_size(const pscr_mpi_plan *plan, pscr_mpi_info *info,
+                                                size_t size);
+
+/**
+ * @brief Describe a distributed plan on this rank (not collective).
+ * @param[in]  plan a plan.
+ * @param[out] info receives the description.
+ * @return PSCR_SUCCESS or PSCR_ERROR_INVALID_VALUE (NULL argument).
+ */
+static inline pscr_status pscr_mpi_plan_info(const pscr_mpi_plan *plan, pscr_mpi_info *info)
+{
+  return pscr_mpi_plan_info_size(plan, info, sizeof *info);
+}
+
 /**
  * @brief Release a plan (collective: it frees the plan's communicator).
  * @param[in] plan a plan, or NULL (nothing happens).

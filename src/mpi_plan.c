@@ -427,6 +427,7 @@ static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, 
   P->c = pscr_z_at(shift, 0, P->cplx);
   P->nthreads = opts->num_threads;
   P->rows = (size_t)(end - begin);
+  P->row_begin = begin;
   P->sep_row = P->rank + 1 < P->size ? end - 1 : -1;
   P->left_sep = P->rank > 0 ? begin - 1 : -1;
   P->ia = begin;
@@ -463,6 +464,13 @@ static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, 
   if ((st = pscr_mpi_transverse_eigen(P, opts)) || (st = pscr_mpi_modes(P)) ||
       (st = pscr_mpi_factor_separators(P)))
     return st;
+  /* Bytes per solve: a plane to each neighbour twice (one each way), and
+     the all-to-alls' slices for other ranks. */
+  const size_t planeb = P->plane * P->elem;
+  P->bytes_sent = (P->rank > 0 ? planeb : 0) + (P->sep_row >= 0 ? planeb : 0);
+  for (int r = 0; r < P->size; r++)
+    if (r != P->rank)
+      P->bytes_sent += ((size_t)P->scount[r] + (size_t)P->rcount[r]) * sizeof(pscr_z);
   /* Work space: the interior's v, planes, the all-to-all buffers. */
   const size_t nloc = (size_t)(P->ib - P->ia) * P->plane, nm = (size_t)(P->me - P->mb);
   /* The slab of an in-place solve's v (mpi_solve.c): refined solves solve
@@ -564,6 +572,34 @@ pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype
   }
   *plan = P;
   return PSCR_SUCCESS;
+}
+
+pscr_status pscr_mpi_plan_info_size(const pscr_mpi_plan *P, pscr_mpi_info *out, size_t size)
+{
+  pscr_error_clear();
+  if (!P || !out)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", P ? "info" : "plan");
+  if (size < sizeof(pscr_mpi_info))
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "size is %zu, below the %zu bytes of pscr 0.2's "
+                      "pscr_mpi_info", size, sizeof(pscr_mpi_info));
+  pscr_mpi_info info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  info.ranks = P->size;
+  info.rank = P->rank;
+  info.row_begin = P->row_begin;
+  info.row_end = P->row_begin + (int)P->rows;
+  info.separator = P->sep_row;
+  info.mode_begin = P->mb;
+  info.mode_end = P->me;
+  info.bytes_sent = P->bytes_sent;
+  info.local_seconds = P->t_local;
+  info.exchange_seconds = P->t_exchange;
+  info.separator_seconds = P->t_separator;
+  pscr_status st = P->local ? pscr_plan_info(P->local, &info.local) : PSCR_SUCCESS;
+  memset(out, 0, size);
+  memcpy(out, &info, sizeof info);
+  return st;
 }
 
 void pscr_mpi_plan_destroy(pscr_mpi_plan *P)

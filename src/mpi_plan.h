@@ -55,6 +55,12 @@ struct pscr_mpi_plan {
   /* Refinement (refine > 0): u and A u with a halo plane on each side,
      the residual / correction, f of an in-place solve. */
   void *ext, *r, *fcopy;
+
+  /* pscr_mpi_info: bytes sent per solve, and the last solve's seconds per
+     stage (mpi_solve.c adds to them as it goes). */
+  size_t bytes_sent;
+  int row_begin;
+  double t_local, t_exchange, t_separator;
 };
 
 /* Every rank's status agreed: the lowest failing rank's status and message

@@ -17,6 +17,14 @@
 #include "mpi_plan.h"
 #include "plan.h"
 
+/* Seconds since t0, added to *acc (pscr_mpi_info's stages); returns now. */
+static double pscr_mpi_lap(double *acc, double t0)
+{
+  const double t = MPI_Wtime();
+  *acc += t - t0;
+  return t;
+}
+
 /* y = T(i, j) x for neighbouring rows i, j of dimension 1: the operator with
    dimension 1 cut to the one entry (A1_ij, M1_ij). */
 static void pscr_mpi_plane_op(const pscr_mpi_plan *P, int i, int j, const void *x, void *y)
@@ -102,6 +110,7 @@ static pscr_status pscr_mpi_error(int rc, const char *what)
    and the interior's first solve v. */
 static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const char *v, char *u)
 {
+  double t = MPI_Wtime();
   const size_t e = P->elem, pl = P->plane, nI = (size_t)(P->ib - P->ia);
   const int words = (int)(pl * (e / sizeof(double)));
   const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
@@ -117,10 +126,12 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const ch
       memset(out, 0, pl * e);
   }
   memset(in, 0, pl * e);
+  t = pscr_mpi_lap(&P->t_separator, t);
   pscr_status st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE,
                                                left, 1, in, right != MPI_PROC_NULL ? words : 0,
                                                MPI_DOUBLE, right, 1, P->comm, MPI_STATUS_IGNORE),
                                   "MPI_Sendrecv (separator terms)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
   if (st)
     return st;
   pscr_z *z = P->zplane, *work = z + pl;
@@ -136,15 +147,19 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const ch
       z[t] = P->cplx ? ((const pscr_z *)tmp)[t] : (pscr_z)((const double *)tmp)[t];
     pscr_mpi_transform(P, 0, z, work);
   }
+  t = pscr_mpi_lap(&P->t_separator, t);
   st = pscr_mpi_error(MPI_Alltoallv(z, P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->zmodes,
                                     P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
                       "MPI_Alltoallv (separators to modes)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
   if (st)
     return st;
   pscr_mpi_separator_solves(P);
+  t = pscr_mpi_lap(&P->t_separator, t);
   st = pscr_mpi_error(MPI_Alltoallv(P->zmodes, P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, z,
                                     P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
                       "MPI_Alltoallv (modes to separators)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
   if (st)
     return st;
   if (P->sep_row >= 0) {
@@ -157,6 +172,7 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const ch
         ((double *)us)[t] = creal(z[t]);
     }
   }
+  pscr_mpi_lap(&P->t_separator, t);
   return PSCR_SUCCESS;
 }
 
@@ -168,12 +184,14 @@ static pscr_status pscr_mpi_back(pscr_mpi_plan *P, const char *f, char *u)
   const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
   const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
   char *uleft = P->nplane, *tmp = uleft + 2 * pl * e;
+  double t = MPI_Wtime();
   /* This rank's separator to the next rank, the previous one's from it. */
   pscr_status st = pscr_mpi_error(
       MPI_Sendrecv(u + nI * pl * e, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 2,
                    uleft, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 2, P->comm,
                    MPI_STATUS_IGNORE),
       "MPI_Sendrecv (separator planes)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
   if (st || !nI)
     return st;
   if (u != f)
@@ -186,14 +204,21 @@ static pscr_status pscr_mpi_back(pscr_mpi_plan *P, const char *f, char *u)
     pscr_mpi_plane_op(P, P->ib - 1, P->sep_row, u + nI * pl * e, tmp);
     pscr_mpi_plane_sub(P, u + (nI - 1) * pl * e, tmp);
   }
-  return pscr_solve(P->local, u, u);
+  t = pscr_mpi_lap(&P->t_separator, t);
+  st = pscr_solve(P->local, u, u);
+  pscr_mpi_lap(&P->t_local, t);
+  return st;
 }
 
 /* One solve (steps 1-4), every failure agreed. */
 static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
 {
-  if (P->size == 1)
-    return pscr_mpi_agree(P->comm, P->rank, pscr_solve(P->local, f, u));
+  if (P->size == 1) {
+    const double t = MPI_Wtime();
+    const pscr_status st = pscr_solve(P->local, f, u);
+    pscr_mpi_lap(&P->t_local, t);
+    return pscr_mpi_agree(P->comm, P->rank, st);
+  }
   /* The first interior solve v goes to u's interior rows, which step 4
      overwrites; an in-place solve needs f there until then, so v goes to
      a slab of its own, allocated at the first in-place solve. A failure
@@ -207,9 +232,13 @@ static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
                       "bytes)", bytes);
   }
   void *v = u == f ? P->v : u;
+  double t = MPI_Wtime();
   if (!st && P->local)
     st = pscr_solve(P->local, f, v);
-  if (!(st = pscr_mpi_agree(P->comm, P->rank, st)) &&
+  t = pscr_mpi_lap(&P->t_local, t);
+  st = pscr_mpi_agree(P->comm, P->rank, st);
+  pscr_mpi_lap(&P->t_exchange, t);
+  if (!st &&
       !(st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separators(P, f, v, u))))
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_back(P, f, u));
   return st;
@@ -287,6 +316,7 @@ pscr_status pscr_mpi_solve(pscr_mpi_plan *P, const void *f, void *u)
     st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", f ? "u" : "f");
   if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
     return st;
+  P->t_local = P->t_exchange = P->t_separator = 0;
   const size_t nw = P->rows * P->plane * (P->elem / sizeof(double));
   /* Refinement (pscr_options.refine): f kept where the solve overwrites it. */
   const void *f0 = f;

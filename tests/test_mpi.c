@@ -7,7 +7,8 @@
  * ends: with one refinement step; unrefined only below 1e-12) and random
  * SPD pencils, 2D and 3D, balanced, uneven and one-row
  * ranges, in place; and bad input gives the same documented status on
- * every rank. A plain MPI program (Check forks, which MPI does not allow):
+ * every rank. With --backend cuda the ranks' local plans are CUDA plans
+ * (host arrays), checked against the CPU's one-process solve. A plain MPI program (Check forks, which MPI does not allow):
  * exit status 0 when every check passed.
  */
 #include <complex.h>
@@ -20,6 +21,9 @@
 #include "pscr_mpi.h"
 
 static int rank, nranks, failures;
+/* The ranks' local plans' backend: CPU, or CUDA with "--backend cuda" (host
+   arrays; one device shared by the ranks). */
+static pscr_backend local_backend = PSCR_BACKEND_CPU;
 
 #define CHECK(cond, ...)                                                                        \
   do {                                                                                          \
@@ -126,7 +130,7 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   split(pen[0].n, how, &b, &en);
   pscr_options o;
   pscr_options_init(&o);
-  o.backend = PSCR_BACKEND_CPU;
+  o.backend = local_backend;
   o.num_threads = 1;
   o.refine = refine;
   pscr_mpi_plan *plan = NULL;
@@ -144,6 +148,24 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   st = pscr_mpi_solve(plan, in_place ? u : fl, u);
   CHECK(st == PSCR_SUCCESS, "%s: solve: %s (%s)", name, pscr_status_string(st),
         pscr_last_error());
+  /* What the plan says of this rank: its rows, its separator, a share of
+     the modes (together every mode once), bytes sent, stage times. */
+  pscr_mpi_info info;
+  CHECK(pscr_mpi_plan_info(plan, &info) == PSCR_SUCCESS, "%s: info", name);
+  CHECK(info.size == sizeof info && info.ranks == nranks && info.rank == rank &&
+            info.row_begin == b && info.row_end == en &&
+            info.separator == (rank + 1 < nranks ? en - 1 : -1),
+        "%s: info rows [%d, %d) separator %d", name, info.row_begin, info.row_end,
+        info.separator);
+  int modes = info.mode_end - info.mode_begin, all_modes = 0;
+  MPI_Allreduce(&modes, &all_modes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  CHECK(nranks == 1 || (size_t)all_modes == plane, "%s: %d modes over the ranks, plane %zu", name,
+        all_modes, plane);
+  CHECK((nranks > 1) == (info.bytes_sent > 0), "%s: bytes sent %zu", name, info.bytes_sent);
+  CHECK(info.local_seconds >= 0 && info.exchange_seconds >= 0 && info.separator_seconds >= 0 &&
+            info.local_seconds + info.exchange_seconds + info.separator_seconds > 0,
+        "%s: stage seconds %g %g %g", name, info.local_seconds, info.exchange_seconds,
+        info.separator_seconds);
   /* A batch of two (the second f scaled by 2, not in place): bitwise the
      single solves. */
   if (!in_place && st == PSCR_SUCCESS) {
@@ -175,6 +197,7 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
     pscr_plan *p1 = NULL;
     double bs = -1;
     o.refine = 0;
+    o.backend = PSCR_BACKEND_CPU;
     if (pscr_plan_create(&p1, dt, ndim, pen, shift, &o) == PSCR_SUCCESS &&
         pscr_solve(p1, f, us) == PSCR_SUCCESS)
       bs = backward_error(dt, ndim, pen, shift, us, f, total);
@@ -346,6 +369,14 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  if (argc == 3 && !strcmp(argv[1], "--backend") && !strcmp(argv[2], "cuda"))
+    local_backend = PSCR_BACKEND_CUDA;
+  else if (argc != 1) {
+    if (rank == 0)
+      fprintf(stderr, "usage: test_mpi [--backend cuda]\n");
+    MPI_Finalize();
+    return 2;
+  }
   model_cases();
   resonant_slab();
   bad_input();
