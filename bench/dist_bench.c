@@ -1,0 +1,301 @@
+/*
+ * pscr-dist-bench: distributed solves (pscr_mpi.h) on the ranks it is
+ * started with (mpiexec -n P pscr-dist-bench ...): per problem the solve
+ * time (the slowest rank, median of the repetitions after one warm-up),
+ * the seconds per stage (local solves, exchanges, separator work: the
+ * slowest rank's, medians), the bytes each rank sends per solve (the
+ * largest), and the backward error of the distributed solution, computed
+ * distributedly (the operator on each slab with a one-plane halo). Strong
+ * scaling by default (the same global problem for every rank count);
+ * --weak multiplies n1 by the rank count. scripts/bench-dist.sh runs it on
+ * 1, 2, 3 and 4 ranks.
+ */
+#include <limits.h>
+#include <math.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_common.h"
+#include "pscr.h"
+#include "pscr_mpi.h"
+
+enum { MAX_SIZES = 16 };
+
+typedef struct options {
+  int sizes[2][MAX_SIZES], nsizes[2];
+  int repeat, threads, weak, backend, devices;
+  const char *csv;
+} options;
+
+static void usage(FILE *out)
+{
+  fprintf(out,
+          "usage: mpiexec -n P pscr-dist-bench [--2d N,N,..|none] [--3d N,N,..|none]\n"
+          "                      [--repeat R] [--threads T] [--weak] [--backend cpu|cuda]\n"
+          "                      [--devices K] [--csv FILE]\n"
+          "  Distributed Dirichlet Poisson (eq. 31) solves over the started ranks,\n"
+          "  dimension 1 split evenly (pscr_mpi_split): N^2 or N^3 unknowns (--weak:\n"
+          "  n1 = N P). N in 2..65536, at most %d sizes; R >= 1 (default 5); T >= 1\n"
+          "  threads per rank (default: OpenMP's); --backend: the ranks' local plans\n"
+          "  (cuda: host arrays; rank r on device r mod K, K from --devices, default 1).\n"
+          "Exit status: 0, 1 when a case failed, 2 on a bad command line or an\n"
+          "unwritable FILE.\n",
+          MAX_SIZES);
+}
+
+/* The command line into o; -1 after --help, 0, or CLI_USAGE after the message. */
+static int parse_args(int argc, char **argv, options *o, int talk)
+{
+  static const int def2[] = {1023, 2047}, def3[] = {63, 127};
+  memset(o, 0, sizeof *o);
+  memcpy(o->sizes[0], def2, sizeof def2);
+  memcpy(o->sizes[1], def3, sizeof def3);
+  o->nsizes[0] = o->nsizes[1] = 2;
+  o->repeat = 5;
+  o->devices = 1;
+  cli_args c;
+  cli_init(&c, "pscr-dist-bench", argc, argv);
+  /* Every rank parses; one reports a usage error (the others' stderr goes
+     to /dev/null meanwhile). */
+  int keep = -1;
+  if (!talk) {
+    fflush(stderr);
+    keep = dup(2);
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) {
+      dup2(null, 2);
+      close(null);
+    }
+  }
+  int ret = 0;
+  while (!ret && cli_next(&c)) {
+    int bad = 0;
+    if (cli_is(&c, "-h") || cli_is(&c, "--help")) {
+      if (talk)
+        usage(stdout);
+      ret = -1;
+      break;
+    } else if (cli_is(&c, "--weak")) {
+      bad = cli_switch(&c);
+      o->weak = 1;
+    } else if (cli_is(&c, "--2d") || cli_is(&c, "--3d")) {
+      const int k = c.opt[2] == '3';
+      const char *v = cli_value(&c);
+      if (!v)
+        bad = 1;
+      else if (!strcmp(v, "none"))
+        o->nsizes[k] = 0;
+      else
+        bad = cli_parse_int_list(&c, c.opt, v, 2, 65536, o->sizes[k], MAX_SIZES, &o->nsizes[k]);
+    } else if (cli_is(&c, "--repeat"))
+      bad = cli_int(&c, 1, 1000000, &o->repeat);
+    else if (cli_is(&c, "--threads"))
+      bad = cli_int(&c, 1, 4096, &o->threads);
+    else if (cli_is(&c, "--devices"))
+      bad = cli_int(&c, 1, 1024, &o->devices);
+    else if (cli_is(&c, "--backend")) {
+      static const char *const names[] = {"cpu", "cuda"};
+      bad = cli_choice(&c, names, 2, &o->backend);
+    } else if (cli_is(&c, "--csv"))
+      bad = !(o->csv = cli_value(&c));
+    else
+      ret = cli_unknown(&c);
+    if (bad)
+      ret = CLI_USAGE;
+  }
+  if (keep >= 0) {
+    fflush(stderr);
+    dup2(keep, 2);
+    close(keep);
+  }
+  return ret;
+}
+
+static int rank, nranks;
+
+static double median(double *x, int n)
+{
+  qsort(x, (size_t)n, sizeof *x, cli_cmp_double);
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+static double max_over_ranks(double x)
+{
+  double m = x;
+  MPI_Allreduce(&x, &m, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  return m;
+}
+
+/*
+ * ||A u - f||_inf / (||A||_inf ||u||_inf + ||f||_inf) over the ranks: each
+ * applies the operator to its slab with a plane of each neighbour, dimension
+ * 1's pencil cut to those rows (exact on its own rows).
+ */
+static double dist_berr(const pscr_problem *pb, int b, int e, const double *f, const double *u)
+{
+  const size_t pl = (size_t)pb->n[1] * (size_t)(pb->ndim == 3 ? pb->n[2] : 1);
+  const size_t rows = (size_t)(e - b);
+  const int left = rank > 0 ? rank - 1 : MPI_PROC_NULL;
+  const int right = rank + 1 < nranks ? rank + 1 : MPI_PROC_NULL;
+  const int lo = b - (left != MPI_PROC_NULL), hi = e + (right != MPI_PROC_NULL);
+  const size_t lead = (size_t)(b - lo) * pl, n = (size_t)(hi - lo) * pl;
+  double *x = malloc(n * sizeof *x), *ax = malloc(n * sizeof *ax);
+  if (!x || !ax) {
+    free(x);
+    free(ax);
+    return INFINITY;
+  }
+  memcpy(x + lead, u, rows * pl * sizeof *x);
+  MPI_Sendrecv(u, left != MPI_PROC_NULL ? (int)pl : 0, MPI_DOUBLE, left, 7, x + lead + rows * pl,
+               right != MPI_PROC_NULL ? (int)pl : 0, MPI_DOUBLE, right, 7, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  MPI_Sendrecv(u + (rows - 1) * pl, right != MPI_PROC_NULL ? (int)pl : 0, MPI_DOUBLE, right, 8, x,
+               left != MPI_PROC_NULL ? (int)pl : 0, MPI_DOUBLE, left, 8, MPI_COMM_WORLD,
+               MPI_STATUS_IGNORE);
+  pscr_pencil pen[3];
+  memcpy(pen, pb->pencils, sizeof pen);
+  const pscr_pencil *g = &pb->pencils[0];
+  pen[0] = (pscr_pencil){hi - lo, (const double *)g->a_diag + lo, (const double *)g->a_off + lo,
+                         (const double *)g->m_diag + lo,
+                         g->m_off ? (const double *)g->m_off + lo : NULL};
+  double norm_a = 0, loc[3] = {0, 0, 0}, all[3];
+  pscr_operator_apply(PSCR_R64, pb->ndim, pen, pb->shift, x, ax);
+  pscr_operator_norm_inf(PSCR_R64, pb->ndim, pb->pencils, pb->shift, &norm_a);
+  for (size_t t = 0; t < rows * pl; t++) {
+    loc[0] = fmax(loc[0], fabs(ax[lead + t] - f[t]));
+    loc[1] = fmax(loc[1], fabs(u[t]));
+    loc[2] = fmax(loc[2], fabs(f[t]));
+  }
+  MPI_Allreduce(loc, all, 3, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  free(x);
+  free(ax);
+  return all[0] / (norm_a * all[1] + all[2]);
+}
+
+/* One case; 0, or 1 when it failed (on any rank). */
+static int run_case(const options *o, int ndim, int n, FILE *csv)
+{
+  int n3[3] = {o->weak ? n * nranks : n, n, n};
+  pscr_problem *pb = NULL;
+  pscr_status st = pscr_problem_create(&pb, PSCR_PROBLEM_POISSON, ndim, n3, NULL, 0, 0);
+  int b = 0, e = 0;
+  if (!st)
+    st = pscr_mpi_split(n3[0], nranks, rank, &b, &e);
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = o->backend ? PSCR_BACKEND_CUDA : PSCR_BACKEND_CPU;
+  opts.num_threads = o->threads;
+  opts.device = o->backend ? rank % o->devices : 0;
+  pscr_mpi_plan *plan = NULL;
+  double t0 = MPI_Wtime();
+  if (!st)
+    st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, ndim, pb->pencils, pb->shift, b,
+                              e, &opts);
+  const double setup = max_over_ranks(MPI_Wtime() - t0);
+  char what[64];
+  if (ndim == 2)
+    snprintf(what, sizeof what, "poisson2d %dx%d", n3[0], n);
+  else
+    snprintf(what, sizeof what, "poisson3d %dx%dx%d", n3[0], n, n);
+  if (st) {
+    if (rank == 0)
+      printf("%-24s FAILED: %s (%s)\n", what, pscr_status_string(st), pscr_last_error());
+    pscr_problem_destroy(pb);
+    return 1;
+  }
+  const size_t pl = (size_t)n * (size_t)(ndim == 3 ? n : 1), nloc = (size_t)(e - b) * pl;
+  double *f = malloc(nloc * sizeof *f), *u = malloc(nloc * sizeof *u);
+  double *t = malloc(4 * (size_t)o->repeat * sizeof *t);
+  int failed = !f || !u || !t;
+  for (size_t i = 0; !failed && i < nloc; i++)
+    f[i] = sin(0.37 * (double)((size_t)b * pl + i)) + 1.0;
+  if (!failed)
+    failed = pscr_mpi_solve(plan, f, u) != PSCR_SUCCESS; /* warm-up */
+  for (int r = 0; !failed && r < o->repeat; r++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    t0 = MPI_Wtime();
+    failed = pscr_mpi_solve(plan, f, u) != PSCR_SUCCESS;
+    pscr_mpi_info info;
+    pscr_mpi_plan_info(plan, &info);
+    t[r] = max_over_ranks(MPI_Wtime() - t0);
+    t[o->repeat + r] = max_over_ranks(info.local_seconds);
+    t[2 * o->repeat + r] = max_over_ranks(info.exchange_seconds);
+    t[3 * o->repeat + r] = max_over_ranks(info.separator_seconds);
+  }
+  if (failed) {
+    if (rank == 0)
+      printf("%-24s FAILED: %s\n", what, pscr_last_error());
+  } else {
+    pscr_mpi_info info;
+    pscr_mpi_plan_info(plan, &info);
+    double bytes = (double)info.bytes_sent, maxb = bytes;
+    MPI_Allreduce(&bytes, &maxb, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    const double berr = dist_berr(pb, b, e, f, u);
+    const double ms[4] = {1e3 * median(t, o->repeat), 1e3 * median(t + o->repeat, o->repeat),
+                          1e3 * median(t + 2 * o->repeat, o->repeat),
+                          1e3 * median(t + 3 * o->repeat, o->repeat)};
+    failed = !(berr <= 1e-12);
+    if (rank == 0) {
+      printf("%-24s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %10.2e%s\n", what, nranks,
+             1e3 * setup, ms[0], ms[1], ms[2], ms[3], maxb, berr, failed ? "  FAIL" : "");
+      if (csv)
+        fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e\n", ndim,
+                n3[0], n, ndim == 3 ? n : 1, nranks, o->backend ? "cuda" : "cpu",
+                o->weak ? "weak" : "strong", setup, ms[0], ms[1], ms[2], ms[3], maxb, berr);
+    }
+  }
+  free(f);
+  free(u);
+  free(t);
+  pscr_mpi_plan_destroy(plan);
+  pscr_problem_destroy(pb);
+  return failed;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &nranks);
+  options o;
+  const int parsed = parse_args(argc, argv, &o, rank == 0);
+  if (parsed) {
+    MPI_Finalize();
+    return parsed < 0 ? 0 : CLI_USAGE;
+  }
+  FILE *csv = NULL;
+  int bad_csv = 0;
+  if (rank == 0 && o.csv) {
+    csv = fopen(o.csv, "w");
+    if (!csv)
+      fprintf(stderr, "pscr-dist-bench: cannot write --csv file '%s'\n", o.csv);
+    else
+      fprintf(csv, "problem,n1,n2,n3,ranks,backend,scaling,setup_s,solve_ms,local_ms,"
+                   "exchange_ms,separator_ms,bytes_per_rank,berr\n");
+    bad_csv = !csv;
+  }
+  MPI_Bcast(&bad_csv, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad_csv) {
+    MPI_Finalize();
+    return CLI_USAGE;
+  }
+  if (rank == 0) {
+    printf("# pscr-dist-bench (pscr %s): %d ranks, %s scaling, local plans on the %s; ms: "
+           "slowest rank, median of %d after a warm-up\n",
+           PSCR_VERSION_STRING, nranks, o.weak ? "weak" : "strong", o.backend ? "GPU" : "CPU",
+           o.repeat);
+    printf("%-24s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "ranks", "setup_ms",
+           "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
+  }
+  int failed = 0;
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < o.nsizes[k]; i++)
+      failed |= run_case(&o, k + 2, o.sizes[k][i], csv);
+  if (csv)
+    fclose(csv);
+  MPI_Finalize();
+  return failed ? 1 : 0;
+}
