@@ -214,6 +214,10 @@ class Plan:
             enqueues work: u is complete for work enqueued on that stream
             after it.
         """
+        if out is not None and _arrays.framework(out) == "jax":
+            raise InvalidValueError(
+                "out is a JAX array; JAX arrays are immutable: leave out=None"
+            )
         if not _arrays.is_device_array(f):
             if out is None:
                 out = _arrays.empty_like(f, np.shape(f), self._dtype)
@@ -222,10 +226,6 @@ class Plan:
         s = _arrays.current_stream(f) if stream is None else _arrays.stream_pointer(stream)
         if out is None:
             out = _arrays.empty_like(f, tuple(f.shape), self._dtype)
-        elif _arrays.framework(out) == "jax":
-            raise InvalidValueError(
-                "out is a JAX array; JAX arrays are immutable: leave out=None"
-            )
         if not _arrays.is_device_array(out):
             raise InvalidValueError("f is a CUDA array but out is not; both must be on the device")
         self._core.solve(_arrays.export(f, s), _arrays.export(out, s), s)
