@@ -26,7 +26,7 @@ enum { MAX_SIZES = 16 };
 
 typedef struct options {
   int sizes[2][MAX_SIZES], nsizes[2];
-  int repeat, threads, weak, backend, devices;
+  int repeat, threads, weak, backend, devices, planner;
   const char *csv;
 } options;
 
@@ -35,12 +35,13 @@ static void usage(FILE *out)
   fprintf(out,
           "usage: mpiexec -n P pscr-dist-bench [--2d N,N,..|none] [--3d N,N,..|none]\n"
           "                      [--repeat R] [--threads T] [--weak] [--backend cpu|cuda]\n"
-          "                      [--devices K] [--csv FILE]\n"
+          "                      [--devices K] [--planner none|estimate|measure] [--csv FILE]\n"
           "  Distributed Dirichlet Poisson (eq. 31) solves over the started ranks,\n"
           "  dimension 1 split evenly (pscr_mpi_split): N^2 or N^3 unknowns (--weak:\n"
           "  n1 = N P). N in 2..65536, at most %d sizes; R >= 1 (default 5); T >= 1\n"
           "  threads per rank (default: OpenMP's); --backend: the ranks' local plans\n"
-          "  (cuda: host arrays; rank r on device r mod K, K from --devices, default 1).\n"
+          "  (cuda: host arrays; rank r on device r mod K, K from --devices, default 1);\n"
+          "  --planner: the local plans' pscr_options.planner (default none).\n"
           "Exit status: 0, 1 when a case failed, 2 on a bad command line or an\n"
           "unwritable FILE.\n",
           MAX_SIZES);
@@ -96,6 +97,10 @@ static int parse_args(int argc, char **argv, options *o, int talk)
       bad = cli_int(&c, 1, 4096, &o->threads);
     else if (cli_is(&c, "--devices"))
       bad = cli_int(&c, 1, 1024, &o->devices);
+    else if (cli_is(&c, "--planner")) {
+      static const char *const planners[] = {"none", "estimate", "measure"};
+      bad = cli_choice(&c, planners, 3, &o->planner);
+    }
     else if (cli_is(&c, "--backend")) {
       static const char *const names[] = {"cpu", "cuda"};
       bad = cli_choice(&c, names, 2, &o->backend);
@@ -189,6 +194,7 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
   opts.backend = o->backend ? PSCR_BACKEND_CUDA : PSCR_BACKEND_CPU;
   opts.num_threads = o->threads;
   opts.device = o->backend ? rank % o->devices : 0;
+  opts.planner = (pscr_planner)o->planner;
   pscr_mpi_plan *plan = NULL;
   double t0 = MPI_Wtime();
   if (!st)
@@ -283,10 +289,11 @@ int main(int argc, char **argv)
     return CLI_USAGE;
   }
   if (rank == 0) {
-    printf("# pscr-dist-bench (pscr %s): %d ranks, %s scaling, local plans on the %s; ms: "
-           "slowest rank, median of %d after a warm-up\n",
+    static const char *const planners[] = {"none", "estimate", "measure"};
+    printf("# pscr-dist-bench (pscr %s): %d ranks, %s scaling, local plans on the %s (planner "
+           "%s); ms: slowest rank, median of %d after a warm-up\n",
            PSCR_VERSION_STRING, nranks, o.weak ? "weak" : "strong", o.backend ? "GPU" : "CPU",
-           o.repeat);
+           planners[o.planner], o.repeat);
     printf("%-24s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "ranks", "setup_ms",
            "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
   }

@@ -68,8 +68,14 @@ PSCR_EXTERN pscr_status pscr_mpi_split(int n1, int nranks, int rank, int *row_be
  *                       must tile 0 .. n1 - 1 with at least one row each
  *                       (pscr_mpi_split proposes one).
  * @param[in]  opts      options of the ranks' local plans (backend,
- *                       threads, planner, methods), NULL for defaults;
- *                       refine must be 0 (PSCR_ERROR_NOT_SUPPORTED).
+ *                       threads, planner, methods), NULL for defaults.
+ *                       num_threads > 0: each rank's solves take exactly
+ *                       that many threads (PSCR_FLAG_CPU_FIXED_TEAM: ranks
+ *                       share a node as the caller split it; 0 leaves the
+ *                       choice to each local plan, which counts the other
+ *                       ranks' threads as load). refine: steps of the
+ *                       distributed solve (0 .. PSCR_REFINE_MAX);
+ *                       refine_single: PSCR_ERROR_NOT_SUPPORTED.
  * @return PSCR_SUCCESS; PSCR_ERROR_INVALID_VALUE (NULL arguments, a bad
  *   range, pencils or shift that differ between ranks: checked by a hash);
  *   PSCR_ERROR_NOT_SUPPORTED; PSCR_ERROR_SINGULAR (a rank's interior block

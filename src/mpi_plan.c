@@ -166,7 +166,7 @@ static pscr_status pscr_mpi_copy_pencils(pscr_mpi_plan *P, const pscr_pencil *pe
  * transform (its w[d]: row e the eigenvector of lambda_e, W^T M W = I), with
  * a last dimension of order 1 that only completes the operator's form.
  */
-static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_options *opts)
+static pscr_status pscr_mpi_transverse_eigen_here(pscr_mpi_plan *P, const pscr_options *opts)
 {
   const double one_d[2] = {1.0, 0.0};
   const pscr_pencil unit = {1, one_d, NULL, one_d, NULL};
@@ -185,13 +185,6 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
     return PSCR_ERROR(st, "%s (the transverse pencils' eigenvectors)", pscr_last_error());
   for (int d = 0; d + 1 < P->ndim; d++) {
     const size_t n = (size_t)P->n[d + 1];
-    P->E[d] = malloc(n * n * sizeof(pscr_z));
-    P->lam[d] = malloc(n * sizeof(pscr_z));
-    if (!P->E[d] || !P->lam[d]) {
-      pscr_plan_destroy(q);
-      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu eigenvectors of "
-                        "pencil %d", n, n, d + 2);
-    }
     /* The plan scaled the pencil by a power of two s (A and M alike:
        pscr_balance_factors), so its W^T (s M) W = I: W times sqrt(s) is
        the caller's pencil's. */
@@ -209,6 +202,55 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
       P->lam[d][t] = pscr_z_at(q->lambda[d], t, P->cplx);
   }
   pscr_plan_destroy(q);
+  return PSCR_SUCCESS;
+}
+
+/* MPI_Bcast of n double complex, in pieces that fit MPI's int count. */
+static int pscr_bcast_z(pscr_z *x, size_t n, MPI_Comm comm)
+{
+  const size_t piece = (size_t)1 << 26;
+  for (size_t at = 0; at < n; at += piece) {
+    const int rc = MPI_Bcast(x + at, (int)(n - at < piece ? n - at : piece), MPI_C_DOUBLE_COMPLEX,
+                             0, comm);
+    if (rc != MPI_SUCCESS)
+      return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+/*
+ * The transverse pencils' eigenpairs, all of them, on every rank: rank 0
+ * computes them (the other ranks would repeat the same work on the same
+ * cores) from a single-process plan whose reduced dimensions are the
+ * transverse ones, forced to the dense transform (its w[d]: row e the
+ * eigenvector of lambda_e, W^T M W = I), with a last dimension of order 1
+ * that only completes the operator's form; a broadcast gives them to the
+ * others. Collective: every rank allocates, the status is agreed, then
+ * the broadcast.
+ */
+static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_options *opts)
+{
+  pscr_status st = PSCR_SUCCESS;
+  for (int d = 0; !st && d + 1 < P->ndim; d++) {
+    const size_t n = (size_t)P->n[d + 1];
+    P->E[d] = malloc(n * n * sizeof(pscr_z));
+    P->lam[d] = malloc(n * sizeof(pscr_z));
+    if (!P->E[d] || !P->lam[d])
+      st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu eigenvectors of "
+                      "pencil %d", n, n, d + 2);
+  }
+  if (!st && P->rank == 0)
+    st = pscr_mpi_transverse_eigen_here(P, opts);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  for (int d = 0; d + 1 < P->ndim; d++) {
+    const size_t n = (size_t)P->n[d + 1];
+    int rc = pscr_bcast_z(P->E[d], n * n, P->comm);
+    if (rc == MPI_SUCCESS)
+      rc = pscr_bcast_z(P->lam[d], n, P->comm);
+    if (rc != MPI_SUCCESS)
+      return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Bcast of the transverse eigenvectors failed");
+  }
   return PSCR_SUCCESS;
 }
 
@@ -445,6 +487,11 @@ static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, 
        A's solution. */
     pscr_options lo = *opts;
     lo.refine = 0;
+    /* A rank's threads are its share of the node, chosen by the caller:
+       its plan must not take the other ranks' threads for another job's
+       load and fall back to one thread (team.h). */
+    if (lo.num_threads > 0)
+      lo.flags |= PSCR_FLAG_CPU_FIXED_TEAM;
     if ((st = pscr_plan_create(&P->local, P->dtype, P->ndim, loc, shift, &lo)))
       return PSCR_ERROR(st, "%s (the local plan of rows %d..%d)", pscr_last_error(), P->ia,
                         P->ib - 1);
@@ -459,10 +506,15 @@ static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, 
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the refinement's buffers (%zu "
                         "bytes)", 4 * nw);
   }
-  if (P->size == 1)
-    return PSCR_SUCCESS;
-  if ((st = pscr_mpi_transverse_eigen(P, opts)) || (st = pscr_mpi_modes(P)) ||
-      (st = pscr_mpi_factor_separators(P)))
+  return PSCR_SUCCESS;
+}
+
+/* The separators' part of a plan (two ranks or more): modes, their
+   factored systems, the solve's work space. */
+static pscr_status pscr_mpi_build_separators(pscr_mpi_plan *P)
+{
+  pscr_status st;
+  if ((st = pscr_mpi_modes(P)) || (st = pscr_mpi_factor_separators(P)))
     return st;
   /* Bytes per solve: a plane to each neighbour twice (one each way), and
      the all-to-alls' slices for other ranks. */
@@ -564,8 +616,13 @@ pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype
   st = pscr_mpi_agree(P->comm, P->rank, st);
   if (!st)
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_ranges(P, row_begin, row_end));
+  /* Each stage's status is agreed before the next, which may exchange. */
   if (!st)
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_build(P, pencils, shift, row_begin, row_end, &o));
+  if (!st && P->size > 1)
+    st = pscr_mpi_transverse_eigen(P, &o);
+  if (!st && P->size > 1)
+    st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_build_separators(P));
   if (st) {
     pscr_mpi_plan_destroy(P);
     return st;

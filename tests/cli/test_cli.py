@@ -148,6 +148,7 @@ SPECS = {
         "--threads": ints(1, 4096),
         "--devices": ints(1, 1024),
         "--backend": words("gpu", ""),
+        "--planner": words("exhaustive", ""),
     }, ["--weak"], ["--2d", "15", "--3d", "none", "--repeat", "1", "--threads", "1"], False),
     "pscr-pcg-gpu": (dict(PCG, **{"--device": ints(0, INT_MAX)}), ["--no-cg", "--test", "--cpu"],
                      ["-n", "15", "--no-cg"], True),
