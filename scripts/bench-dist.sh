@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # pscr-dist-bench on 1, 2, ... MAXRANKS ranks (mpiexec), the threads of the
-# machine shared out (THREADS / ranks each, at least 1), every run's rows
-# into one CSV. Run it on an otherwise idle machine.
+# machine shared out (THREADS / ranks each, at least 1: pscr's through
+# --threads, OpenBLAS's through OPENBLAS_NUM_THREADS, whose default is every
+# core in every rank: their workers, spinning after each product, then
+# crowd the other ranks' threads), every run's rows into one CSV. Run it on
+# an otherwise idle machine.
 #
 #   bash scripts/bench-dist.sh BUILD MAXRANKS THREADS CSV [pscr-dist-bench options...]
 #
@@ -19,7 +22,7 @@ status=0 tmp=$(mktemp)
 for ((np = 1; np <= maxranks; np++)); do
   t=$((threads / np)); [ "$t" -ge 1 ] || t=1
   echo "bench-dist: $np rank(s), $t thread(s) each: mpiexec -n $np $tool --threads $t $*" >&2
-  mpiexec -n "$np" --oversubscribe --bind-to none "$tool" --threads "$t" --csv "$tmp" "$@" || status=1
+  OPENBLAS_NUM_THREADS=$t mpiexec -n "$np" --oversubscribe --bind-to none -x OPENBLAS_NUM_THREADS "$tool" --threads "$t" --csv "$tmp" "$@" || status=1
   if [ -s "$tmp" ]; then
     if [ -s "$csv" ]; then tail -n +2 "$tmp" >>"$csv"; else cat "$tmp" >"$csv"; fi
   fi
