@@ -135,6 +135,11 @@ typedef struct pscr_mpi_info {
                                  the separators' systems */
   pscr_info local;     /**< the local plan's pscr_info (zeros where the
                             rank's interior is empty) */
+  double slab_margin;  /**< how far the slabs are from resonance, over this
+                            rank's modes: the smallest pivot of a slab's 1D
+                            matrix J = A1 + (sigma + c) M1 relative to the
+                            terms it came from (1 with one rank; near eps: a
+                            slab near resonance, refine, or move a range) */
 } pscr_mpi_info;
 
 /**

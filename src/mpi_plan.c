@@ -262,20 +262,25 @@ static pscr_z pscr_jo(const pscr_mpi_plan *P, int i, pscr_z t) { return P->a1o[i
 
 /* Corner entries of the inverse of J restricted to rows [a, b) (b > a):
    ll = (last, last), ff = (first, first), fl = (first, last); 1 when a
-   pivot vanishes (a slab at resonance). */
+   pivot vanishes (a slab at resonance). *margin: the smallest pivot
+   relative to the terms it came from, lowered (how near resonance). */
 static int pscr_slab_corners(const pscr_mpi_plan *P, int a, int b, pscr_z t, pscr_z *ll,
-                             pscr_z *ff, pscr_z *fl)
+                             pscr_z *ff, pscr_z *fl, double *margin)
 {
   /* Forward pivots d_k; fl = prod_{k<m-1} (-J_{k,k+1} / d_k) / d_{m-1}. */
   pscr_z d = pscr_jd(P, a, t), prod = 1.0;
-  if (!(cabs(d) > DBL_EPSILON * cabs(P->a1d[a]) + DBL_MIN))
+  double scale = cabs(P->a1d[a]) + cabs(t * P->m1d[a]);
+  if (!(cabs(d) > DBL_EPSILON * scale))
     return 1;
+  *margin = fmin(*margin, cabs(d) / scale);
   for (int i = a + 1; i < b; i++) {
     const pscr_z o = pscr_jo(P, i - 1, t), r = o * o / d, di = pscr_jd(P, i, t);
     prod *= -o / d;
     d = di - r;
-    if (!(cabs(d) > DBL_EPSILON * (cabs(di) + cabs(r))))
+    scale = cabs(di) + cabs(r);
+    if (!(cabs(d) > DBL_EPSILON * scale))
       return 1;
+    *margin = fmin(*margin, cabs(d) / scale);
   }
   *ll = 1.0 / d;
   *fl = prod / d;
@@ -284,8 +289,10 @@ static int pscr_slab_corners(const pscr_mpi_plan *P, int a, int b, pscr_z t, psc
   for (int i = b - 2; i >= a; i--) {
     const pscr_z o = pscr_jo(P, i, t), r = o * o / e, di = pscr_jd(P, i, t);
     e = di - r;
-    if (!(cabs(e) > DBL_EPSILON * (cabs(di) + cabs(r))))
+    scale = cabs(di) + cabs(r);
+    if (!(cabs(e) > DBL_EPSILON * scale))
       return 1;
+    *margin = fmin(*margin, cabs(e) / scale);
   }
   if (!(cabs(e) > 0))
     return 1;
@@ -324,12 +331,13 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
     goto out;
   }
   pscr_z *ff = ll + ns + 1, *fl = ff + ns + 1;
+  P->slab_margin = 1.0;
   for (size_t k = 0; k < nm && !st; k++) {
     const pscr_z t = pscr_mode_sigma(P, (size_t)P->mb + k) + P->c;
     for (int q = 0; q <= ns; q++) {
       const int a = q == 0 ? 0 : P->sep[q - 1] + 1, b = q == ns ? n1 : P->sep[q];
       empty[q] = b <= a;
-      if (!empty[q] && pscr_slab_corners(P, a, b, t, &ll[q], &ff[q], &fl[q])) {
+      if (!empty[q] && pscr_slab_corners(P, a, b, t, &ll[q], &ff[q], &fl[q], &P->slab_margin)) {
         st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
                         "the slab of rows %d..%d is singular for transverse mode %zu (at "
                         "resonance): choose other row ranges",
@@ -653,6 +661,7 @@ pscr_status pscr_mpi_plan_info_size(const pscr_mpi_plan *P, pscr_mpi_info *out, 
   info.local_seconds = P->t_local;
   info.exchange_seconds = P->t_exchange;
   info.separator_seconds = P->t_separator;
+  info.slab_margin = P->size > 1 ? P->slab_margin : 1.0;
   pscr_status st = P->local ? pscr_plan_info(P->local, &info.local) : PSCR_SUCCESS;
   memset(out, 0, size);
   memcpy(out, &info, sizeof info);

@@ -46,6 +46,7 @@ struct pscr_mpi_plan {
   /* Per own mode k, the separators' system factored (size - 1 entries
      each, at k (size - 1)). */
   pscr_z *inv_piv, *mult, *sup;
+  double slab_margin; /* pscr_mpi_info.slab_margin */
 
   /* Work space of a solve. */
   void *v;        /* an in-place solve's first interior solve (else in u) */

@@ -162,10 +162,14 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   CHECK(nranks == 1 || (size_t)all_modes == plane, "%s: %d modes over the ranks, plane %zu", name,
         all_modes, plane);
   CHECK((nranks > 1) == (info.bytes_sent > 0), "%s: bytes sent %zu", name, info.bytes_sent);
+  CHECK(info.slab_margin > 0 && info.slab_margin <= 1 && (nranks > 1 || info.slab_margin == 1),
+        "%s: slab margin %g", name, info.slab_margin);
   CHECK(info.local_seconds >= 0 && info.exchange_seconds >= 0 && info.separator_seconds >= 0 &&
             info.local_seconds + info.exchange_seconds + info.separator_seconds > 0,
         "%s: stage seconds %g %g %g", name, info.local_seconds, info.exchange_seconds,
         info.separator_seconds);
+  double margin = info.slab_margin;
+  MPI_Allreduce(&info.slab_margin, &margin, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD);
   /* A batch of two (the second f scaled by 2, not in place): bitwise the
      single solves. */
   if (!in_place && st == PSCR_SUCCESS) {
@@ -207,8 +211,8 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
     const double bound = bound10 * fmax(bs, 2.2e-16);
     CHECK(bs >= 0, "%s: the single-process solve failed", name);
     CHECK(bd <= bound && bd <= 1e-12, "%s: backward error %.3g, one process %.3g", name, bd, bs);
-    printf("%-44s refine %d ranks %d  berr %.2e  (one process %.2e)\n", name, refine, nranks, bd,
-           bs);
+    printf("%-44s refine %d ranks %d  berr %.2e  (one process %.2e)  slab margin %.1e\n", name,
+           refine, nranks, bd, bs, margin);
     free(ug);
   }
   free(counts);
