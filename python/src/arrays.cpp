@@ -122,11 +122,24 @@ std::string type_label(nb::handle obj)
 AnyArray to_array(nb::handle obj, const char *name)
 {
   AnyArray a;
-  if (obj.is_none() || !nb::try_cast(obj, a, false))
-    raise_kind("value", std::string(name) + " is a " + type_label(obj) +
-                            ", not an array: pass a NumPy array, or a device array with "
-                            "__dlpack__ (CuPy, PyTorch, JAX)");
-  return a;
+  if (!obj.is_none() && nb::try_cast(obj, a, false))
+    return a;
+  // An array object that neither DLPack nor the buffer protocol exported:
+  // its element type is one those cannot describe (a non-native byte
+  // order, an object dtype...).
+  if (!obj.is_none() && nb::hasattr(obj, "dtype") && nb::hasattr(obj, "shape")) {
+    nb::object text = nb::steal(PyObject_Str(obj.attr("dtype").ptr()));
+    if (!text.is_valid())
+      PyErr_Clear();
+    const std::string dtype = text.is_valid() ? nb::borrow<nb::str>(text).c_str() : "?";
+    raise_kind("dtype", std::string(name) + " (a " + type_label(obj) + " of dtype " + dtype +
+                            ") cannot be passed to pscr as it is (no DLPack or buffer export "
+                            "of that dtype): convert it to the plan's dtype, e.g. "
+                            "numpy.ascontiguousarray(" + name + ", dtype=plan.dtype)");
+  }
+  raise_kind("value", std::string(name) + " is a " + type_label(obj) +
+                          ", not an array: pass a NumPy array, or a device array with "
+                          "__dlpack__ (CuPy, PyTorch, JAX)");
 }
 
 OutArray to_out_array(nb::handle obj, const char *name)

@@ -8,6 +8,7 @@
 // every solve and close() take.
 #include "pscr_py.h"
 
+#include <atomic>
 #include <complex>
 #include <mutex>
 
@@ -107,17 +108,15 @@ public:
 
   void close()
   {
+    closed_ = true; // solves that have not started yet see it at once
     nb::gil_scoped_release nogil;
     std::lock_guard<std::mutex> lock(mutex_);
     pscr_plan_destroy(plan_);
     plan_ = nullptr;
   }
 
-  bool closed()
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    return plan_ == nullptr;
-  }
+  // Without the mutex: a solve in another thread may hold it for long.
+  bool closed() const { return closed_; }
 
   // u = A^-1 f for one vector or a batch; host arrays through pscr_solve
   // (_batch), CUDA arrays through pscr_solve_device(_batch) on `stream`
@@ -202,12 +201,19 @@ public:
   {
     pscr_info in;
     Outcome oc;
+    bool was_closed = false;
     {
+      // The mutex may be held by a solve in another thread: wait for it
+      // without the GIL, so that Python threads run meanwhile.
+      nb::gil_scoped_release nogil;
       std::lock_guard<std::mutex> lock(mutex_);
       if (!plan_)
-        raise_kind("closed", "the plan is closed; it has no description");
-      oc.capture(pscr_plan_info(plan_, &in));
+        was_closed = true;
+      else
+        oc.capture(pscr_plan_info(plan_, &in));
     }
+    if (was_closed)
+      raise_kind("closed", "the plan is closed; it has no description");
     oc.raise_if_failed();
     nb::dict d;
     d["backend"] = backend_name(in.backend);
@@ -266,6 +272,7 @@ private:
   int ndim_ = 0;
   int n_[3] = {1, 1, 1};
   int device_ = 0;
+  std::atomic<bool> closed_{false};
   std::mutex mutex_;
 };
 

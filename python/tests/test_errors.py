@@ -84,6 +84,16 @@ def test_not_contiguous(plan, rng):
         plan.solve(overlapping)
 
 
+def test_layouts_and_byte_order(plan, rng):
+    f = random_rhs(rng, SHAPE, "float64")
+    with pytest.raises(pscr.InvalidValueError, match=r"not C-contiguous \(strides \(-9, 1\)"):
+        plan.solve(f[::-1])
+    with pytest.raises(pscr.InvalidValueError, match=r"not C-contiguous \(strides \(0, 1\)"):
+        plan.solve(np.broadcast_to(f[0], SHAPE))
+    with pytest.raises(pscr.DTypeError, match=r"dtype >f8\) cannot be passed"):
+        plan.solve(f.astype(">f8"))
+
+
 def test_not_an_array_and_read_only(plan, rng):
     with pytest.raises(pscr.InvalidValueError, match="f is a list, not an array"):
         plan.solve([[1.0] * 9] * 13)
