@@ -461,6 +461,12 @@ static pscr_status pscr_cuda_time(pscr_plan *p, int max, double *seconds, int *d
   return st;
 }
 
+static pscr_status pscr_cuda_copy(const pscr_plan *p, void *dst, const void *src, size_t bytes,
+                                   void *stream)
+{
+  return pscr_cuda_copy_sync(p->opts.device, dst, src, bytes, stream);
+}
+
 static const pscr_backend_ops pscr_cuda_ops = {
     .name = "cuda",
     .accepts = pscr_cuda_accepts,
@@ -474,6 +480,7 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .time_solves = pscr_cuda_time,
     .refine_setup = pscr_cuda_refine_setup_ops,
     .solve_device_refined = pscr_cuda_solve_device_refined,
+    .copy = pscr_cuda_copy,
     .cost_rules = pscr_cuda_cost_rules,
     .info = pscr_cuda_info,
     .destroy = pscr_cuda_destroy,

@@ -128,6 +128,8 @@ void pscr_cuda_state_choices(const void *state, pscr_cuda_choices *c);
    and setting it back after a call that changed it. */
 int pscr_cuda_current_device(void);
 void pscr_cuda_restore_device(int device);
+pscr_status pscr_cuda_copy_sync(int device, void *dst, const void *src, size_t bytes,
+                                void *stream);
 /* pscr_solve_device_profile; PSCR_ERROR_DEVICE unless the solve makes exactly
    `launches` launches. */
 pscr_status pscr_cuda_state_solve_profile(void *state, const void *f, void *u, void *stream,

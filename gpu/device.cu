@@ -7,6 +7,7 @@
 extern "C" {
 #include "backend.h"
 #include "cuda_view.h"
+#include "error.h"
 }
 
 // Without a usable device the runtime fails here (no driver, a driver older
@@ -43,4 +44,25 @@ extern "C" void pscr_cuda_restore_device(int device)
   if (device < 0 || (cudaGetDevice(&now) == cudaSuccess && now == device))
     return;
   cudaSetDevice(device);
+}
+
+// The backend's copy op (backend.h): either side host or device, the
+// runtime telling which (unified addressing), on the caller's stream and
+// finished on return, on the plan's device.
+extern "C" pscr_status pscr_cuda_copy_sync(int device, void *dst, const void *src, size_t bytes,
+                                           void *stream)
+{
+  int saved = -1;
+  cudaGetDevice(&saved);
+  cudaError_t e = cudaSetDevice(device);
+  const cudaStream_t s = static_cast<cudaStream_t>(stream);
+  if (e == cudaSuccess)
+    e = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s);
+  if (e == cudaSuccess)
+    e = cudaStreamSynchronize(s);
+  pscr_cuda_restore_device(saved);
+  if (e != cudaSuccess)
+    return pscr_error_set(PSCR_ERROR_DEVICE, "copying %zu bytes failed: %s", bytes,
+                          cudaGetErrorString(e));
+  return PSCR_SUCCESS;
 }

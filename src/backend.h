@@ -54,6 +54,12 @@ typedef struct pscr_backend_ops {
   pscr_status (*refine_setup)(struct pscr_plan *plan);
   pscr_status (*solve_device_refined)(struct pscr_plan *plan, const void *f, void *u,
                                       void *stream);
+  /* bytes from src to dst, either of them host or device memory (the
+     plan's device: unified addressing tells which), ordered on stream and
+     finished on return. The CPU backend: memcpy. Distributed solves move
+     planes of device arrays through it (mpi_solve.c). */
+  pscr_status (*copy)(const struct pscr_plan *plan, void *dst, const void *src, size_t bytes,
+                      void *stream);
   /* The rules of the cost model for this plan (cost.h). */
   void (*cost_rules)(const struct pscr_plan *plan, pscr_cost_rules *rules);
   /* The backend's fields of pscr_info (level3_*, cuda_early_launch); the

@@ -284,6 +284,15 @@ static int pscr_cpu_accepts(const pscr_plan *p, char *why, size_t len)
   return 1;
 }
 
+static pscr_status pscr_cpu_copy(const pscr_plan *p, void *dst, const void *src, size_t bytes,
+                                  void *stream)
+{
+  (void)p;
+  (void)stream;
+  memmove(dst, src, bytes);
+  return PSCR_SUCCESS;
+}
+
 const pscr_backend_ops pscr_cpu_backend = {
     .name = "cpu",
     .accepts = pscr_cpu_accepts,
@@ -297,6 +306,7 @@ const pscr_backend_ops pscr_cpu_backend = {
     .time_solves = pscr_cpu_time_solves,
     .refine_setup = NULL,
     .solve_device_refined = NULL,
+    .copy = pscr_cpu_copy,
     .cost_rules = pscr_cpu_cost_rules,
     .info = pscr_cpu_info,
     .destroy = pscr_cpu_destroy,

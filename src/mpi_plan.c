@@ -538,6 +538,9 @@ static pscr_status pscr_mpi_build_separators(pscr_mpi_plan *P)
   if (P->refine && nloc)
     P->v = malloc(nloc * P->elem);
   P->nplane = malloc(3 * P->plane * P->elem);
+  if (P->local && P->local->backend == PSCR_BACKEND_CUDA &&
+      !(P->dplanes = malloc(4 * P->plane * P->elem)))
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the device solve's planes");
   P->zplane = malloc(2 * P->plane * sizeof(pscr_z));
   P->zmodes = malloc(((size_t)(P->size - 1) * nm + 1) * sizeof(pscr_z));
   if ((P->refine && nloc && !P->v) || !P->nplane || !P->zplane || !P->zmodes)
@@ -690,6 +693,7 @@ void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
   free(P->ext);
   free(P->r);
   free(P->fcopy);
+  free(P->dplanes);
   MPI_Comm_free(&P->comm);
   free(P);
 }

@@ -56,6 +56,8 @@ struct pscr_mpi_plan {
   /* Refinement (refine > 0): u and A u with a halo plane on each side,
      the residual / correction, f of an in-place solve. */
   void *ext, *r, *fcopy;
+  /* Device solves (a CUDA local plan): four host planes (fs, vf, vl, us). */
+  void *dplanes;
 
   /* pscr_mpi_info: bytes sent per solve, and the last solve's seconds per
      stage (mpi_solve.c adds to them as it goes). */

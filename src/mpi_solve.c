@@ -106,9 +106,12 @@ static pscr_status pscr_mpi_error(int rc, const char *what)
   return PSCR_ERROR(PSCR_ERROR_DEVICE, "%s failed: %s", what, msg);
 }
 
-/* Steps 2 and 3: this rank's separator plane u_s (when it has one) from f
-   and the interior's first solve v. */
-static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const char *v, char *u)
+/* Steps 2 and 3: this rank's separator plane us (when it has one) from its
+   plane fs of f and the first and last planes vf, vl of the interior's
+   first solve (host planes; vf, vl unused where the interior is empty,
+   fs, us on the last rank). */
+static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *fs, const char *vf,
+                                       const char *vl, char *us)
 {
   double t = MPI_Wtime();
   const size_t e = P->elem, pl = P->plane, nI = (size_t)(P->ib - P->ia);
@@ -121,7 +124,7 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const ch
      s_left is this rank's own separator, coupled in S directly). */
   if (left != MPI_PROC_NULL) {
     if (nI)
-      pscr_mpi_plane_op(P, P->left_sep, P->ia, v, out);
+      pscr_mpi_plane_op(P, P->left_sep, P->ia, vf, out);
     else
       memset(out, 0, pl * e);
   }
@@ -137,10 +140,10 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const ch
   pscr_z *z = P->zplane, *work = z + pl;
   if (P->sep_row >= 0) {
     /* g = f_s - T(s, s-1) v_{s-1} - (the next rank's term). */
-    memcpy(tmp, f + nI * pl * e, pl * e);
+    memcpy(tmp, fs, pl * e);
     pscr_mpi_plane_sub(P, tmp, in);
     if (nI) {
-      pscr_mpi_plane_op(P, P->sep_row, P->sep_row - 1, v + (nI - 1) * pl * e, in);
+      pscr_mpi_plane_op(P, P->sep_row, P->sep_row - 1, vl, in);
       pscr_mpi_plane_sub(P, tmp, in);
     }
     for (size_t t = 0; t < pl; t++)
@@ -164,7 +167,6 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *f, const ch
     return st;
   if (P->sep_row >= 0) {
     pscr_mpi_transform(P, 1, z, work);
-    char *us = u + nI * pl * e;
     for (size_t t = 0; t < pl; t++) {
       if (P->cplx)
         ((pscr_z *)us)[t] = z[t];
@@ -238,8 +240,12 @@ static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
   t = pscr_mpi_lap(&P->t_local, t);
   st = pscr_mpi_agree(P->comm, P->rank, st);
   pscr_mpi_lap(&P->t_exchange, t);
-  if (!st &&
-      !(st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separators(P, f, v, u))))
+  const size_t pe = P->plane * P->elem, nI = (size_t)(P->ib - P->ia);
+  const char *vc = v;
+  if (!st && !(st = pscr_mpi_agree(P->comm, P->rank,
+                                   pscr_mpi_separators(P, (const char *)f + nI * pe, vc,
+                                                       nI ? vc + (nI - 1) * pe : vc,
+                                                       (char *)u + nI * pe))))
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_back(P, f, u));
   return st;
 }
@@ -338,6 +344,111 @@ pscr_status pscr_mpi_solve(pscr_mpi_plan *P, const void *f, void *u)
       x[t] = NAN;
   }
   return st;
+}
+
+/*
+ * Device arrays (a CUDA local plan): the volume stays on the device; the
+ * planes that steps 2-4 read or write (the interior's first and last, the
+ * separator's) cross to host buffers through the backend's copy, and the
+ * separator work and the messages are the host path's.
+ */
+static pscr_status pscr_mpi_solve_device_once(pscr_mpi_plan *P, const void *f, void *u,
+                                              void *stream)
+{
+  const pscr_backend_ops *ops = P->local->ops;
+  const size_t pe = P->plane * P->elem, nI = (size_t)(P->ib - P->ia);
+  const int words = (int)(pe / sizeof(double));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  char *fs = P->dplanes, *vf = fs + pe, *vl = vf + pe, *us = vl + pe;
+  char *uleft = P->nplane, *tx = uleft + 2 * pe;
+  const char *fc = f;
+  char *uc = u;
+  /* Step 1, and the planes steps 2-3 read. */
+  double t = MPI_Wtime();
+  pscr_status st = pscr_solve_device(P->local, f, u, stream);
+  if (!st)
+    st = ops->copy(P->local, vf, uc, pe, stream);
+  if (!st)
+    st = ops->copy(P->local, vl, uc + (nI - 1) * pe, pe, stream);
+  if (!st && P->sep_row >= 0)
+    st = ops->copy(P->local, fs, fc + nI * pe, pe, stream);
+  t = pscr_mpi_lap(&P->t_local, t);
+  st = pscr_mpi_agree(P->comm, P->rank, st);
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if (st || (st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separators(P, fs, vf, vl, us))))
+    return st;
+  /* Step 4: u_s onto the device and to the next rank, u_I = f_I less the
+     separators' terms on its first and last planes, solved in place. */
+  t = MPI_Wtime();
+  if (P->sep_row >= 0)
+    st = ops->copy(P->local, uc + nI * pe, us, pe, stream);
+  if (!st)
+    st = ops->copy(P->local, uc, fc, nI * pe, stream);
+  t = pscr_mpi_lap(&P->t_local, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  st = pscr_mpi_error(MPI_Sendrecv(us, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 2,
+                                   uleft, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 2,
+                                   P->comm, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv (separator planes)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  /* The first plane (also the last when the interior has one row). */
+  st = ops->copy(P->local, vf, uc, pe, stream);
+  if (!st && left != MPI_PROC_NULL) {
+    pscr_mpi_plane_op(P, P->ia, P->left_sep, uleft, tx);
+    pscr_mpi_plane_sub(P, vf, tx);
+  }
+  if (!st && nI == 1 && P->sep_row >= 0) {
+    pscr_mpi_plane_op(P, P->ib - 1, P->sep_row, us, tx);
+    pscr_mpi_plane_sub(P, vf, tx);
+  }
+  if (!st)
+    st = ops->copy(P->local, uc, vf, pe, stream);
+  if (!st && nI > 1 && P->sep_row >= 0) {
+    st = ops->copy(P->local, vl, uc + (nI - 1) * pe, pe, stream);
+    pscr_mpi_plane_op(P, P->ib - 1, P->sep_row, us, tx);
+    pscr_mpi_plane_sub(P, vl, tx);
+    if (!st)
+      st = ops->copy(P->local, uc + (nI - 1) * pe, vl, pe, stream);
+  }
+  t = pscr_mpi_lap(&P->t_separator, t);
+  if (!st)
+    st = pscr_solve_device(P->local, u, u, stream);
+  pscr_mpi_lap(&P->t_local, t);
+  return pscr_mpi_agree(P->comm, P->rank, st);
+}
+
+pscr_status pscr_mpi_solve_device(pscr_mpi_plan *P, const void *f, void *u, void *stream)
+{
+  pscr_error_clear();
+  if (!P)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "plan is NULL");
+  pscr_status st = PSCR_SUCCESS;
+  if (!f || !u)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", f ? "u" : "f");
+  else if (u == f && P->size > 1)
+    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "a distributed device solve in place (u == f): "
+                    "pass a separate u");
+  else if (!P->local || P->local->backend != PSCR_BACKEND_CUDA)
+    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", P->local ? "device arrays need CUDA local "
+                    "plans (pscr_options.backend)" : "device arrays need every rank but the last "
+                    "to hold two rows or more (this rank's interior is empty)");
+  else if (P->refine)
+    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "refine with device arrays: not yet (host arrays "
+                    "refine)");
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  P->t_local = P->t_exchange = P->t_separator = 0;
+  if (P->size == 1) {
+    const double t = MPI_Wtime();
+    st = pscr_solve_device(P->local, f, u, stream);
+    pscr_mpi_lap(&P->t_local, t);
+    return pscr_mpi_agree(P->comm, P->rank, st);
+  }
+  return pscr_mpi_solve_device_once(P, f, u, stream);
 }
 
 pscr_status pscr_mpi_solve_batch(pscr_mpi_plan *P, int nrhs, const void *f, size_t ldf, void *u,
