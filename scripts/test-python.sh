@@ -41,6 +41,11 @@ for name in ("_pscr.pyi", "py.typed"):
 print(f"test-python: pscr {pscr.__version__} from {where} (CUDA: {pscr.HAS_CUDA})", file=sys.stderr)
 EOF
 )
+# The issue's acceptance line: the default problem (2D Poisson 1023 x 1023,
+# as the quick start's) solved from a one-line import, to the
+# discretization error.
+echo "test-python: the default problem from python3 -c" >&2
+(cd "$build" && "$py" -c "import pscr; p = pscr.Problem.poisson((1023, 1023)); b, u = p.manufactured(); e = abs(p.plan().solve(b) - u).max(); print(f'test-python: 2D Poisson 1023^2, max error {e:.2e}'); assert e < 1e-5")
 echo "test-python: pytest python/tests -m 'not gpu' (no skips allowed)" >&2
 "$py" -m pytest python/tests -m "not gpu" -rs -p no:cacheprovider | tee "$build/pytest.log"
 if grep -q '^SKIPPED' "$build/pytest.log"; then
