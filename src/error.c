@@ -3,6 +3,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define PSCR_DETAIL_MAX 512
 
@@ -40,9 +41,14 @@ pscr_status pscr_error_set(pscr_status status, const char *fmt, ...)
 {
   if (status == PSCR_SUCCESS)
     return status;
+  /* Formatted aside first: callers wrap the previous message
+     (PSCR_ERROR(st, "%s (context)", pscr_last_error())), and vsnprintf
+     into the buffer it reads from is undefined (glibc emptied it). */
+  char text[PSCR_DETAIL_MAX];
   va_list ap;
   va_start(ap, fmt);
-  vsnprintf(pscr_detail, PSCR_DETAIL_MAX, fmt, ap);
+  vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
+  memcpy(pscr_detail, text, sizeof text);
   return status;
 }

@@ -402,6 +402,16 @@ static void bad_input(void)
                             rank == nranks - 1 ? NULL : pb->shift, b, e, NULL);
   CHECK(st == PSCR_ERROR_INVALID_VALUE && plan == NULL, "NULL shift on one rank: %s",
         pscr_status_string(st));
+  /* A local plan that cannot be made (a device that does not exist, or no
+     CUDA in this build): its cause leads, the distributed plan's context
+     follows (the message wrapped the local one; it once came out empty). */
+  pscr_options_init(&o);
+  o.backend = PSCR_BACKEND_CUDA;
+  o.device = 1000000;
+  st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e, &o);
+  const char *msg = pscr_last_error(), *ctx = strstr(msg, "(the local plan of rows");
+  CHECK(st != PSCR_SUCCESS && plan == NULL && ctx != NULL && ctx - msg > 8,
+        "local plan failure: %s, message '%s'", pscr_status_string(st), msg);
   /* Too few rows for the ranks. */
   CHECK(pscr_mpi_split(nranks - 1, nranks, rank, &b, &e) == PSCR_ERROR_INVALID_VALUE,
         "split of too few rows");
