@@ -21,12 +21,15 @@
 #include "cli_common.h"
 #include "pscr.h"
 #include "pscr_mpi.h"
+#if PSCR_HAVE_CUDA
+#include <cuda_runtime.h>
+#endif
 
 enum { MAX_SIZES = 16 };
 
 typedef struct options {
   int sizes[2][MAX_SIZES], nsizes[2];
-  int repeat, threads, weak, backend, devices, planner;
+  int repeat, threads, weak, backend, devices, planner, device_arrays;
   const char *csv;
 } options;
 
@@ -35,13 +38,16 @@ static void usage(FILE *out)
   fprintf(out,
           "usage: mpiexec -n P pscr-dist-bench [--2d N,N,..|none] [--3d N,N,..|none]\n"
           "                      [--repeat R] [--threads T] [--weak] [--backend cpu|cuda]\n"
-          "                      [--devices K] [--planner none|estimate|measure] [--csv FILE]\n"
+          "                      [--devices K] [--planner none|estimate|measure]\n"
+          "                      [--device-arrays] [--csv FILE]\n"
           "  Distributed Dirichlet Poisson (eq. 31) solves over the started ranks,\n"
           "  dimension 1 split evenly (pscr_mpi_split): N^2 or N^3 unknowns (--weak:\n"
           "  n1 = N P). N in 2..65536, at most %d sizes; R >= 1 (default 5); T >= 1\n"
           "  threads per rank (default: OpenMP's); --backend: the ranks' local plans\n"
           "  (cuda: host arrays; rank r on device r mod K, K from --devices, default 1);\n"
-          "  --planner: the local plans' pscr_options.planner (default none).\n"
+          "  --planner: the local plans' pscr_options.planner (default none);\n"
+          "  --device-arrays: f and u on the ranks' devices (pscr_mpi_solve_device;\n"
+          "  with --backend cuda).\n"
           "Exit status: 0, 1 when a case failed, 2 on a bad command line or an\n"
           "unwritable FILE.\n",
           MAX_SIZES);
@@ -82,6 +88,9 @@ static int parse_args(int argc, char **argv, options *o, int talk)
     } else if (cli_is(&c, "--weak")) {
       bad = cli_switch(&c);
       o->weak = 1;
+    } else if (cli_is(&c, "--device-arrays")) {
+      bad = cli_switch(&c);
+      o->device_arrays = 1;
     } else if (cli_is(&c, "--2d") || cli_is(&c, "--3d")) {
       const int k = c.opt[2] == '3';
       const char *v = cli_value(&c);
@@ -100,8 +109,7 @@ static int parse_args(int argc, char **argv, options *o, int talk)
     else if (cli_is(&c, "--planner")) {
       static const char *const planners[] = {"none", "estimate", "measure"};
       bad = cli_choice(&c, planners, 3, &o->planner);
-    }
-    else if (cli_is(&c, "--backend")) {
+    } else if (cli_is(&c, "--backend")) {
       static const char *const names[] = {"cpu", "cuda"};
       bad = cli_choice(&c, names, 2, &o->backend);
     } else if (cli_is(&c, "--csv"))
@@ -111,6 +119,8 @@ static int parse_args(int argc, char **argv, options *o, int talk)
     if (bad)
       ret = CLI_USAGE;
   }
+  if (!ret && o->device_arrays && !o->backend)
+    ret = cli_error(&c, "--device-arrays needs --backend cuda");
   if (keep >= 0) {
     fflush(stderr);
     dup2(keep, 2);
@@ -218,25 +228,54 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
   int failed = !f || !u || !t;
   for (size_t i = 0; !failed && i < nloc; i++)
     f[i] = sin(0.37 * (double)((size_t)b * pl + i)) + 1.0;
+  /* Device arrays: f and u copied there once; the solves run on them. */
+  void *sf = f, *su = u;
+#if PSCR_HAVE_CUDA
+  if (!failed && o->device_arrays) {
+    sf = su = NULL;
+    failed = cudaSetDevice(opts.device) != cudaSuccess ||
+             cudaMalloc(&sf, nloc * sizeof *f) != cudaSuccess ||
+             cudaMalloc(&su, nloc * sizeof *u) != cudaSuccess ||
+             cudaMemcpy(sf, f, nloc * sizeof *f, cudaMemcpyHostToDevice) != cudaSuccess;
+  }
+#else
+  if (o->device_arrays)
+    failed = 1; /* no CUDA in this build: the plan above failed already */
+#endif
+  pscr_status (*solve)(pscr_mpi_plan *, const void *, void *) = pscr_mpi_solve;
   if (!failed)
-    failed = pscr_mpi_solve(plan, f, u) != PSCR_SUCCESS; /* warm-up */
+    failed = (o->device_arrays ? pscr_mpi_solve_device(plan, sf, su, NULL)
+                               : solve(plan, sf, su)) != PSCR_SUCCESS; /* warm-up */
   for (int r = 0; !failed && r < o->repeat; r++) {
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
-    failed = pscr_mpi_solve(plan, f, u) != PSCR_SUCCESS;
+    failed = (o->device_arrays ? pscr_mpi_solve_device(plan, sf, su, NULL)
+                               : solve(plan, sf, su)) != PSCR_SUCCESS;
     pscr_mpi_info info;
-    pscr_mpi_plan_info(plan, &info);
+    failed |= pscr_mpi_plan_info(plan, &info) != PSCR_SUCCESS;
     t[r] = max_over_ranks(MPI_Wtime() - t0);
     t[o->repeat + r] = max_over_ranks(info.local_seconds);
     t[2 * o->repeat + r] = max_over_ranks(info.exchange_seconds);
     t[3 * o->repeat + r] = max_over_ranks(info.separator_seconds);
   }
+#if PSCR_HAVE_CUDA
+  if (o->device_arrays) {
+    if (!failed)
+      failed = cudaMemcpy(u, su, nloc * sizeof *u, cudaMemcpyDeviceToHost) != cudaSuccess;
+    cudaFree(sf);
+    cudaFree(su);
+  }
+#endif
+  int any = failed;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  failed = any;
   if (failed) {
     if (rank == 0)
       printf("%-24s FAILED: %s\n", what, pscr_last_error());
   } else {
     pscr_mpi_info info;
-    pscr_mpi_plan_info(plan, &info);
+    memset(&info, 0, sizeof info);
+    pscr_mpi_plan_info(plan, &info); /* it succeeded in the loop above */
     double bytes = (double)info.bytes_sent, maxb = bytes;
     MPI_Allreduce(&bytes, &maxb, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     const double berr = dist_berr(pb, b, e, f, u);
@@ -249,7 +288,8 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
              1e3 * setup, ms[0], ms[1], ms[2], ms[3], maxb, berr, failed ? "  FAIL" : "");
       if (csv)
         fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e\n", ndim,
-                n3[0], n, ndim == 3 ? n : 1, nranks, o->backend ? "cuda" : "cpu",
+                n3[0], n, ndim == 3 ? n : 1, nranks,
+                o->backend ? (o->device_arrays ? "cuda-device" : "cuda") : "cpu",
                 o->weak ? "weak" : "strong", setup, ms[0], ms[1], ms[2], ms[3], maxb, berr);
     }
   }
@@ -291,9 +331,9 @@ int main(int argc, char **argv)
   if (rank == 0) {
     static const char *const planners[] = {"none", "estimate", "measure"};
     printf("# pscr-dist-bench (pscr %s): %d ranks, %s scaling, local plans on the %s (planner "
-           "%s); ms: slowest rank, median of %d after a warm-up\n",
+           "%s), %s arrays; ms: slowest rank, median of %d after a warm-up\n",
            PSCR_VERSION_STRING, nranks, o.weak ? "weak" : "strong", o.backend ? "GPU" : "CPU",
-           planners[o.planner], o.repeat);
+           planners[o.planner], o.device_arrays ? "device" : "host", o.repeat);
     printf("%-24s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "ranks", "setup_ms",
            "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
   }
