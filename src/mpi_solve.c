@@ -445,6 +445,10 @@ pscr_status pscr_mpi_solve_device(pscr_mpi_plan *P, const void *f, void *u, void
   if (P->size == 1) {
     const double t = MPI_Wtime();
     st = pscr_solve_device(P->local, f, u, stream);
+    /* Finished on return, as with more ranks (whose plane copies wait for
+       the stream): a copy of nothing waits for it. */
+    if (!st)
+      st = P->local->ops->copy(P->local, u, u, 0, stream);
     pscr_mpi_lap(&P->t_local, t);
     return pscr_mpi_agree(P->comm, P->rank, st);
   }
