@@ -312,7 +312,8 @@ static pscr_z pscr_mode_sigma(const pscr_mpi_plan *P, size_t m)
 /*
  * For each of this rank's modes, the separators' Schur complement (order
  * P - 1, complex symmetric tridiagonal) factored without pivoting:
- * inv_piv = 1 / pivot, mult = subdiagonal multiplier, sup = superdiagonal.
+ * inv_piv = 1 / pivot, sup = superdiagonal (S is symmetric: the
+ * subdiagonal multipliers are sup[j-1] inv_piv[j-1]).
  * Separator j is row sep[j]; slab q is rows sep[q-1]+1 .. sep[q]-1
  * (sep[-1] = -1, sep[P-1] = n1).
  */
@@ -321,12 +322,11 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
   const int ns = P->size - 1, n1 = P->n[0];
   const size_t nm = (size_t)(P->me - P->mb);
   P->inv_piv = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
-  P->mult = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
   P->sup = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
   pscr_z *ll = malloc(((size_t)ns + 1) * 3 * sizeof(pscr_z));
   int *empty = malloc(((size_t)ns + 1) * sizeof(int));
   pscr_status st = PSCR_SUCCESS;
-  if (!P->inv_piv || !P->mult || !P->sup || !ll || !empty) {
+  if (!P->inv_piv || !P->sup || !ll || !empty) {
     st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators' systems");
     goto out;
   }
@@ -347,8 +347,7 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
     }
     if (st)
       break;
-    pscr_z *ip = P->inv_piv + k * ns, *mu = P->mult + k * ns, *su = P->sup + k * ns;
-    pscr_z prev_sup = 0, prev_inv = 0;
+    pscr_z *ip = P->inv_piv + k * ns, *su = P->sup + k * ns;
     for (int j = 0; j < ns; j++) {
       const int s = P->sep[j];
       pscr_z diag = pscr_jd(P, s, t);
@@ -368,10 +367,9 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
       if (j + 1 < ns)
         off = empty[j + 1] ? pscr_jo(P, s, t)
                            : -pscr_jo(P, s, t) * fl[j + 1] * pscr_jo(P, P->sep[j + 1] - 1, t);
-      pscr_z m = 0;
       if (j > 0) {
-        m = prev_sup * prev_inv; /* S(j, j-1) / pivot_{j-1}; S symmetric */
-        const pscr_z term = m * prev_sup;
+        /* S(j, j-1) / pivot_{j-1} times S(j-1, j); S symmetric. */
+        const pscr_z term = su[j - 1] * ip[j - 1] * su[j - 1];
         diag -= term;
         scale += cabs(term);
       }
@@ -382,10 +380,7 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
         break;
       }
       ip[j] = 1.0 / diag;
-      mu[j] = m;
       su[j] = off;
-      prev_sup = off;
-      prev_inv = ip[j];
     }
   }
 out:
@@ -684,7 +679,6 @@ void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
   free(P->sep);
   free(P->mcount);
   free(P->inv_piv);
-  free(P->mult);
   free(P->sup);
   free(P->v);
   free(P->nplane);

@@ -45,7 +45,7 @@ struct pscr_mpi_plan {
   int mb, me;
   /* Per own mode k, the separators' system factored (size - 1 entries
      each, at k (size - 1)). */
-  pscr_z *inv_piv, *mult, *sup;
+  pscr_z *inv_piv, *sup;
   double slab_margin; /* pscr_mpi_info.slab_margin */
 
   /* Work space of a solve. */

@@ -25,29 +25,38 @@ static double pscr_mpi_lap(double *acc, double t0)
   return t;
 }
 
-/* y = T(i, j) x for neighbouring rows i, j of dimension 1: the operator with
-   dimension 1 cut to the one entry (A1_ij, M1_ij). */
-static void pscr_mpi_plane_op(const pscr_mpi_plan *P, int i, int j, const void *x, void *y)
+/*
+ * y = A x for the operator with dimension 1's pencil replaced by the n x n
+ * tridiagonal one whose diagonals start at a1 (A1) and m1 (M1), and whose
+ * off-diagonals start at a1o, m1o (NULL where n is 1); every other pencil,
+ * the shift and the threads are the plan's.
+ */
+static void pscr_mpi_kron(const pscr_mpi_plan *P, int n, const void *a1, const void *a1o,
+                          const void *m1, const void *m1o, const void *x, void *y)
 {
-  const int k = i < j ? i : j, nd = P->ndim;
-  const size_t e = P->elem;
-  const void *ao = (const char *)P->pen[0].a_off + (size_t)k * e;
-  const void *mo = (const char *)P->pen[0].m_off + (size_t)k * e;
+  const int nd = P->ndim;
   if (!P->cplx) {
-    pscr_factor_d f[3];
-    f[0] = (pscr_factor_d){{1, ao, NULL}, {1, mo, NULL}};
+    pscr_factor_d f[3] = {{{n, a1, a1o}, {n, m1, m1o}}};
     for (int d = 1; d < nd; d++)
       f[d] = (pscr_factor_d){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
                              {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
     pscr_kron_op_d(nd, f, *(const double *)P->shift, x, y, P->nthreads);
   } else {
-    pscr_factor_z f[3];
-    f[0] = (pscr_factor_z){{1, ao, NULL}, {1, mo, NULL}};
+    pscr_factor_z f[3] = {{{n, a1, a1o}, {n, m1, m1o}}};
     for (int d = 1; d < nd; d++)
       f[d] = (pscr_factor_z){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
                              {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
     pscr_kron_op_z(nd, f, *(const pscr_z *)P->shift, x, y, P->nthreads);
   }
+}
+
+/* y = T(i, j) x for neighbouring rows i, j of dimension 1: the operator with
+   dimension 1 cut to the one entry (A1_ij, M1_ij). */
+static void pscr_mpi_plane_op(const pscr_mpi_plan *P, int i, int j, const void *x, void *y)
+{
+  const size_t k = (size_t)(i < j ? i : j) * P->elem;
+  pscr_mpi_kron(P, 1, (const char *)P->pen[0].a_off + k, NULL,
+                (const char *)P->pen[0].m_off + k, NULL, x, y);
 }
 
 /* a -= b over a plane of dtype (complex: pairs of doubles). */
@@ -87,9 +96,10 @@ static void pscr_mpi_separator_solves(const pscr_mpi_plan *P)
   const size_t nm = (size_t)(P->me - P->mb);
   pscr_z *b = P->zmodes;
   for (size_t k = 0; k < nm; k++) {
-    const pscr_z *ip = P->inv_piv + k * ns, *mu = P->mult + k * ns, *su = P->sup + k * ns;
+    const pscr_z *ip = P->inv_piv + k * ns, *su = P->sup + k * ns;
+    /* S symmetric: row j's multiplier is S(j, j-1) / pivot_{j-1}. */
     for (int j = 1; j < ns; j++)
-      b[j * nm + k] -= mu[j] * b[(j - 1) * nm + k];
+      b[j * nm + k] -= su[j - 1] * ip[j - 1] * b[(j - 1) * nm + k];
     b[(size_t)(ns - 1) * nm + k] *= ip[ns - 1];
     for (int j = ns - 2; j >= 0; j--)
       b[j * nm + k] = (b[j * nm + k] - su[j] * b[(j + 1) * nm + k]) * ip[j];
@@ -278,32 +288,11 @@ static pscr_status pscr_mpi_residual(pscr_mpi_plan *P, const void *f, const void
                         "MPI_Sendrecv (halo)");
   if (st)
     return st;
+  /* Dimension 1 cut to the rows lo .. hi - 1. */
   const pscr_pencil *g = &P->pen[0];
   const size_t o = (size_t)lo * e;
-  const int n = hi - lo, nd = P->ndim;
-  if (!P->cplx) {
-    pscr_factor_d fa[3];
-    fa[0] = (pscr_factor_d){{n, (const double *)((const char *)g->a_diag + o),
-                             (const double *)((const char *)g->a_off + o)},
-                            {n, (const double *)((const char *)g->m_diag + o),
-                             (const double *)((const char *)g->m_off + o)}};
-    for (int d = 1; d < nd; d++)
-      fa[d] = (pscr_factor_d){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
-                              {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
-    pscr_kron_op_d(nd, fa, *(const double *)P->shift, (const double *)in, (double *)out,
-                   P->nthreads);
-  } else {
-    pscr_factor_z fa[3];
-    fa[0] = (pscr_factor_z){{n, (const pscr_z *)((const char *)g->a_diag + o),
-                             (const pscr_z *)((const char *)g->a_off + o)},
-                            {n, (const pscr_z *)((const char *)g->m_diag + o),
-                             (const pscr_z *)((const char *)g->m_off + o)}};
-    for (int d = 1; d < nd; d++)
-      fa[d] = (pscr_factor_z){{P->n[d], P->pen[d].a_diag, P->pen[d].a_off},
-                              {P->n[d], P->pen[d].m_diag, P->pen[d].m_off}};
-    pscr_kron_op_z(nd, fa, *(const pscr_z *)P->shift, (const pscr_z *)in, (pscr_z *)out,
-                   P->nthreads);
-  }
+  pscr_mpi_kron(P, hi - lo, (const char *)g->a_diag + o, (const char *)g->a_off + o,
+                (const char *)g->m_diag + o, (const char *)g->m_off + o, in, out);
   const double *ff = f, *au = (const double *)(out + lead);
   double *rr = r;
   const size_t nw = rows * pl * (e / sizeof(double));
