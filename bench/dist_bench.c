@@ -93,13 +93,7 @@ static int parse_args(int argc, char **argv, options *o, int talk)
       o->device_arrays = 1;
     } else if (cli_is(&c, "--2d") || cli_is(&c, "--3d")) {
       const int k = c.opt[2] == '3';
-      const char *v = cli_value(&c);
-      if (!v)
-        bad = 1;
-      else if (!strcmp(v, "none"))
-        o->nsizes[k] = 0;
-      else
-        bad = cli_parse_int_list(&c, c.opt, v, 2, 65536, o->sizes[k], MAX_SIZES, &o->nsizes[k]);
+      bad = cli_int_list_or_none(&c, 2, 65536, o->sizes[k], MAX_SIZES, &o->nsizes[k]);
     } else if (cli_is(&c, "--repeat"))
       bad = cli_int(&c, 1, 1000000, &o->repeat);
     else if (cli_is(&c, "--threads"))
@@ -242,15 +236,14 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
   if (o->device_arrays)
     failed = 1; /* no CUDA in this build: the plan above failed already */
 #endif
-  pscr_status (*solve)(pscr_mpi_plan *, const void *, void *) = pscr_mpi_solve;
   if (!failed)
     failed = (o->device_arrays ? pscr_mpi_solve_device(plan, sf, su, NULL)
-                               : solve(plan, sf, su)) != PSCR_SUCCESS; /* warm-up */
+                               : pscr_mpi_solve(plan, sf, su)) != PSCR_SUCCESS; /* warm-up */
   for (int r = 0; !failed && r < o->repeat; r++) {
     MPI_Barrier(MPI_COMM_WORLD);
     t0 = MPI_Wtime();
     failed = (o->device_arrays ? pscr_mpi_solve_device(plan, sf, su, NULL)
-                               : solve(plan, sf, su)) != PSCR_SUCCESS;
+                               : pscr_mpi_solve(plan, sf, su)) != PSCR_SUCCESS;
     pscr_mpi_info info;
     failed |= pscr_mpi_plan_info(plan, &info) != PSCR_SUCCESS;
     t[r] = max_over_ranks(MPI_Wtime() - t0);

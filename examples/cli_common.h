@@ -249,6 +249,19 @@ static inline int cli_parse_int_list(const cli_args *c, const char *opt, const c
   return 0;
 }
 
+/* The current option's value as a list of cli_parse_int_list, or "none"
+   (*count = 0: the benchmarks' --2d none / --3d none). */
+static inline int cli_int_list_or_none(cli_args *c, long long lo, long long hi, int *out,
+                                       int max, int *count)
+{
+  const char *s = cli_value(c);
+  if (s && !strcmp(s, "none")) {
+    *count = 0;
+    return 0;
+  }
+  return !s || cli_parse_int_list(c, c->opt, s, lo, hi, out, max, count) ? CLI_USAGE : 0;
+}
+
 /* The current option's value as a list of cli_parse_int_list. */
 static inline int cli_int_list(cli_args *c, long long lo, long long hi, int *out, int max,
                                int *count)

@@ -126,14 +126,7 @@ static int parse_args(int argc, char **argv, options *o)
       return -1;
     } else if (cli_is(&c, "--2d") || cli_is(&c, "--3d")) {
       const int k = c.opt[2] == '3';
-      const char *v = cli_value(&c);
-      if (!v)
-        bad = 1;
-      else if (!strcmp(v, "none"))
-        o->nsizes[k] = 0; /* no size of this dimension */
-      else
-        bad = cli_parse_int_list(&c, c.opt, v, 1, 1 << 20, o->sizes[k], MAX_SIZES,
-                                 &o->nsizes[k]);
+      bad = cli_int_list_or_none(&c, 1, 1 << 20, o->sizes[k], MAX_SIZES, &o->nsizes[k]);
     } else if (cli_is(&c, "--repeat"))
       bad = cli_int(&c, 1, 1000000, &o->repeat);
     else if (cli_is(&c, "--gpu-repeat"))
