@@ -11,7 +11,7 @@ Arrays: NumPy on the host; CuPy, PyTorch or JAX arrays in CUDA memory
 (through DLPack) with a CUDA build. docs/python.md is the guide.
 """
 
-from . import _pscr
+from . import _errors, _pscr
 from ._errors import (
     ClosedPlanError,
     DeviceAllocError,
@@ -41,7 +41,7 @@ from ._problems import (
 )
 
 # The C library's own text per status, for the exceptions' messages.
-_STATUS_TEXT.update({s: _pscr.status_string(s) for s in range(10)})
+_STATUS_TEXT.update({s: _pscr.status_string(s) for s in _pscr.STATUS_NAMES})
 
 __version__: str = _pscr.version()
 #: Whether this build has the CUDA backend (device arrays, backend="cuda").
@@ -64,16 +64,4 @@ __all__ = [
     "FLAGS",
     "HAS_CUDA",
     "REFINE_MAX",
-    "Error",
-    "InvalidValueError",
-    "DTypeError",
-    "ClosedPlanError",
-    "NotSupportedError",
-    "NonFiniteError",
-    "NotDefiniteError",
-    "EigenFailedError",
-    "SingularError",
-    "HostAllocError",
-    "DeviceAllocError",
-    "DeviceError",
-]
+] + _errors.__all__

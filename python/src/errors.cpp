@@ -53,6 +53,14 @@ void register_errors(nb::module_ &m)
   }, nb::arg("status"), "The C library's generic text of a status (pscr_status_string).");
   m.def("last_error", []() { return std::string(pscr_last_error()); },
         "The calling thread's last detail message (pscr_last_error).");
+  // Every status the C library has, value -> enum name, from the header's
+  // own list (PSCR_STATUS_LIST), so that pscr/_errors.py's classes are
+  // checked against it rather than trusted.
+  nb::dict names;
+#define PSCRPY_STATUS_NAME(name, value, text) names[nb::int_(value)] = nb::str(#name);
+  PSCR_STATUS_LIST(PSCRPY_STATUS_NAME)
+#undef PSCRPY_STATUS_NAME
+  m.attr("STATUS_NAMES") = names;
 }
 
 } // namespace pscrpy

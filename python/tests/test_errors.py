@@ -214,3 +214,20 @@ def test_error_attributes(pencils):
     assert e.status == 1 and e.status_name == "PSCR_ERROR_INVALID_VALUE"
     assert str(e) == e.detail == "refine is 99, must be 0 .. 8"
     assert "invalid value" in e.status_text
+
+
+def test_status_classes_match_the_library():
+    # pscr/_errors.py keeps a class per C status; the extension lists the
+    # header's statuses (PSCR_STATUS_LIST): every error status has its
+    # class, with the header's value and name.
+    from pscr import _errors, _pscr
+
+    names = _pscr.STATUS_NAMES
+    assert names[0] == "PSCR_SUCCESS" and len(names) >= 10
+    for value, name in names.items():
+        if value == 0:
+            continue
+        cls = _errors._BY_STATUS.get(value)
+        assert cls is not None, f"no class for {name} ({value})"
+        assert (cls.status, cls.status_name) == (value, name)
+    assert set(_errors._BY_STATUS) == set(names) - {0}
