@@ -89,6 +89,7 @@ module pscr
     PSCR_FLAG_EIGEN_SPLIT_NEVER = ishft(1_c_int, 4), &
     PSCR_FLAG_EIGEN_SPLIT_ALWAYS = ishft(1_c_int, 5), &
     PSCR_FLAG_CPU_FIXED_TEAM = ishft(1_c_int, 6), &
+    PSCR_FLAG_NO_SINE = ishft(1_c_int, 7), &
     PSCR_FLAG_CUDA_NO_TOEPLITZ = ishft(1_c_int, 8), &
     PSCR_FLAG_CUDA_NO_PIVOT_TABLE = ishft(1_c_int, 9), &
     PSCR_FLAG_CUDA_NO_STAGE = ishft(1_c_int, 10), &
@@ -185,6 +186,7 @@ module pscr
     integer(c_int) :: chosen
     type(pscr_candidate) :: candidate(4)
     real(c_double) :: plan_seconds
+    integer(c_int) :: transform_sine(2)
   end type pscr_info
 
   ! ----------------------------------------------------------- procedures

@@ -209,9 +209,10 @@ contains
       PSCR_ERROR_NOT_SUPPORTED, PSCR_ERROR_NON_FINITE, PSCR_ERROR_NOT_DEFINITE, &
       PSCR_ERROR_EIGEN_FAILED, PSCR_ERROR_SINGULAR, PSCR_ERROR_HOST_ALLOC, &
       PSCR_ERROR_DEVICE_ALLOC, PSCR_ERROR_DEVICE]
-    integer(c_int), parameter :: flags(21) = [PSCR_FLAG_NO_MERGE_TOP, PSCR_FLAG_EIGEN_SCALAR, &
+    integer(c_int), parameter :: flags(22) = [PSCR_FLAG_NO_MERGE_TOP, PSCR_FLAG_EIGEN_SCALAR, &
       PSCR_FLAG_EIGEN_TEAM_NEVER, PSCR_FLAG_EIGEN_TEAM_ALWAYS, PSCR_FLAG_EIGEN_SPLIT_NEVER, &
-      PSCR_FLAG_EIGEN_SPLIT_ALWAYS, PSCR_FLAG_CPU_FIXED_TEAM, PSCR_FLAG_CUDA_NO_TOEPLITZ, &
+      PSCR_FLAG_EIGEN_SPLIT_ALWAYS, PSCR_FLAG_CPU_FIXED_TEAM, PSCR_FLAG_NO_SINE, &
+      PSCR_FLAG_CUDA_NO_TOEPLITZ, &
       PSCR_FLAG_CUDA_NO_PIVOT_TABLE, PSCR_FLAG_CUDA_NO_STAGE, PSCR_FLAG_CUDA_NO_EARLY_LAUNCH, &
       PSCR_FLAG_CUDA_PAIR_NEVER, PSCR_FLAG_CUDA_PAIR_ALWAYS, PSCR_FLAG_CUDA_COUPLE_ONE, &
       PSCR_FLAG_CUDA_COUPLE_MANY, PSCR_FLAG_CUDA_FUSE_NEVER, PSCR_FLAG_CUDA_FUSE_ALL, &
@@ -271,7 +272,7 @@ contains
     integer :: n, i
     logical :: ok
 
-    fl(1:40) = [c_sizeof(o), off(c_loc(o), c_loc(o%size)), off(c_loc(o), c_loc(o%backend)), &
+    fl(1:41) = [c_sizeof(o), off(c_loc(o), c_loc(o%size)), off(c_loc(o), c_loc(o%backend)), &
       off(c_loc(o), c_loc(o%device)), off(c_loc(o), c_loc(o%num_threads)), &
       off(c_loc(o), c_loc(o%check_finite)), off(c_loc(o), c_loc(o%cuda_rows_per_thread)), &
       off(c_loc(o), c_loc(o%max_batch)), off(c_loc(o), c_loc(o%flags)), &
@@ -290,9 +291,10 @@ contains
       off(c_loc(inf), c_loc(inf%cost_total)), off(c_loc(inf), c_loc(inf%min_bytes)), &
       off(c_loc(inf), c_loc(inf%method)), off(c_loc(inf), c_loc(inf%transform_defect)), &
       off(c_loc(inf), c_loc(inf%ncandidates)), off(c_loc(inf), c_loc(inf%chosen)), &
-      off(c_loc(inf), c_loc(inf%candidate)), off(c_loc(inf), c_loc(inf%plan_seconds))]
+      off(c_loc(inf), c_loc(inf%candidate)), off(c_loc(inf), c_loc(inf%plan_seconds)), &
+      off(c_loc(inf), c_loc(inf%transform_sine))]
     n = pscr_ftest_layout(cl, int(size(cl), c_int))
-    ok = n == 40
+    ok = n == 41
     if (ok) then
       do i = 1, n
         if (cl(i) /= fl(i)) then

@@ -54,6 +54,7 @@ int pscr_ftest_layout(size_t *out, int cap)
     offsetof(pscr_info, chosen),
     offsetof(pscr_info, candidate),
     offsetof(pscr_info, plan_seconds),
+    offsetof(pscr_info, transform_sine),
   };
   const int n = (int)(sizeof v / sizeof v[0]);
   for (int i = 0; i < n && i < cap; i++)

@@ -113,6 +113,8 @@ void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
      TF_CHUNK rows ahead; 2D 1023^2: 0.35 ms, nearly all of it the chain of
      2046 steps), and a launch (3D 64^3: transform x reduction,
      about 26 launches, measured 80 us above its bytes). */
+  /* Transforms by cuBLAS products only (no sine transform on the device). */
   *rules = (pscr_cost_rules){&b->choices, cuda_items, cuda_fuse_back, cuda_level3, cuda_other,
-                             45e12,       3.0e12,     0.17e-6,        3e-6};
+                             45e12,       3.0e12,     0.17e-6,        3e-6,        NULL,
+                             0.0};
 }

@@ -248,6 +248,8 @@ typedef struct pscr_pencil {
     "eigenvector stage: split the spectrum wherever a window boundary exists") \
   X(PSCR_FLAG_CPU_FIXED_TEAM, 1u << 6, "cpu-fixed-team",                       \
     "CPU solves: always the team the work gives, never one thread by timing")  \
+  X(PSCR_FLAG_NO_SINE, 1u << 7, "no-sine",                                     \
+    "transforms by dense products, never the fast sine transform")             \
   X(PSCR_FLAG_CUDA_NO_TOEPLITZ, 1u << 8, "cuda-no-toeplitz",                   \
     "CUDA level 3: load the last factors per row, never from Toeplitz row classes") \
   X(PSCR_FLAG_CUDA_NO_PIVOT_TABLE, 1u << 9, "cuda-no-pivot-table",             \
@@ -741,6 +743,17 @@ typedef struct pscr_info {
   /** Wall time of pscr_plan_create, seconds (all of MEASURE's plans and
       solves included). New in 0.2. */
   double plan_seconds;
+  /**
+   * 1 when the transform of reduced dimension d is applied by a fast sine
+   * transform (O(n log n) per vector) instead of dense products: the CPU
+   * backend, a pencil that is a real symmetric Toeplitz pair (A_d =
+   * tridiag(a, b, a), M_d = tridiag(m, g, m): every uniform mesh, Dirichlet
+   * ends) of order n_d with n_d + 1 a power of two, unless
+   * PSCR_FLAG_NO_SINE; in 3D with both dimensions transformed, only when
+   * both qualify. Such a pencil's eigenpairs are taken in closed form on
+   * every backend. 0 otherwise. New in 0.2.
+   */
+  int transform_sine[2];
 } pscr_info;
 
 /**

@@ -71,6 +71,9 @@ typedef struct pscr_backend_ops {
 
 extern const pscr_backend_ops pscr_cpu_backend;
 void pscr_cpu_cost_rules(const struct pscr_plan *p, pscr_cost_rules *rules);
+/* Whether the CPU backend applies dimension d's transform by the fast sine
+   transform (cpu_solve.c). */
+int pscr_cpu_sine(const struct pscr_plan *p, int d);
 
 /*
  * CUDA backend (gpu/). In a CPU-only build both hooks are stubs, so callers

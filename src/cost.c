@@ -13,6 +13,7 @@
  */
 #include "cost.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "plan.h"
@@ -23,9 +24,9 @@ typedef struct cost_walk {
   pscr_op_costs op;
   double es;       /* bytes per element */
   pscr_cost *cost; /* PSCR_STAGE_COUNT entries */
-  /* The dense transforms' products (flops, bytes) and their Thomas pass
-     (bytes, and the longest chain of dependent steps of one system: 2 nl);
-     NULL: not wanted. */
+  /* The dense transforms' products (flops, bytes), their Thomas pass
+     (bytes, and the longest chain of dependent steps of one system: 2 nl)
+     and the sine transforms' flops; NULL: not wanted. */
   double *product;
 } cost_walk;
 
@@ -173,7 +174,18 @@ static void walk_transform(const cost_walk *w, int d, double B)
   const pscr_plan *p = w->p;
   const pscr_op_costs *o = &w->op;
   const double n = p->n[d], S = (double)pscr_plan_slab(p, d), es = w->es;
-  for (int k = 0; k < 2; k++) {
+  const int sine = w->rules->sine && w->rules->sine(p, d);
+  for (int k = 0; k < 2 && sine; k++) {
+    /* The fast sine transform (sine.h): one read and one write of the
+       data; the flops of a complex FFT of 2 N points per two real
+       columns (complex data: two real columns per entry). */
+    const double N = n + 1, cols = B * S * (o->add == 2 ? 2 : 1);
+    const double flops = cols * 5 * N * log2(2 * N);
+    add(&w->cost[PSCR_STAGE_SUMS], flops, B * 2 * n * S, es, 1);
+    if (w->product)
+      w->product[4] += flops;
+  }
+  for (int k = 0; k < 2 && !sine; k++) {
     add(&w->cost[PSCR_STAGE_SUMS], B * n * n * S * o->fma, B * 2 * n * S + n * n, es, 1);
     if (w->product) {
       w->product[0] += B * n * n * S * o->fma;
@@ -268,7 +280,7 @@ double pscr_cost_seconds(const pscr_plan *p, const pscr_cost_rules *rules)
   pscr_cost cost[PSCR_STAGE_COUNT];
   cost_walk w;
   memset(cost, 0, sizeof cost);
-  double product[4] = {0, 0, 0, 0};
+  double product[5] = {0, 0, 0, 0, 0};
   walk_init(&w, p, rules, cost);
   w.product = product;
   rules->other(rules->ctx, (double)p->total, w.es, &cost[PSCR_STAGE_OTHER]);
@@ -282,7 +294,8 @@ double pscr_cost_seconds(const pscr_plan *p, const pscr_cost_rules *rules)
      with few systems (2D: n1 of them) the latency, not the bytes, bounds
      it. */
   const double thomas = product[2] / rules->byte_rate, chain = product[3] * rules->step_seconds;
-  return product[0] / rules->product_rate + bytes / rules->byte_rate +
+  const double sine = product[4] > 0 ? product[4] / rules->sine_rate : 0;
+  return product[0] / rules->product_rate + bytes / rules->byte_rate + sine +
          (thomas > chain ? thomas : chain) + launches * rules->launch_seconds;
 }
 

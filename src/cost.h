@@ -66,6 +66,12 @@ typedef struct pscr_cost_rules {
      kernel, a product, a pass of the CPU's team) adds beyond its bytes.
      Measured per device kind (docs/performance.md). */
   double product_rate, byte_rate, step_seconds, launch_seconds;
+  /* Whether the backend applies dimension d's transform by the fast sine
+     transform (sine.h) instead of the products, and the flops per second of
+     its passes (counted as 5 N log2(2 N) per real column of order n, N = n
+     + 1: a complex FFT of 2 N points per two columns). NULL: never. */
+  int (*sine)(const struct pscr_plan *p, int d);
+  double sine_rate;
 } pscr_cost_rules;
 
 /* The cost of one solve per stage kind, their sum, and the least traffic of

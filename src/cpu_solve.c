@@ -13,6 +13,7 @@
 
 #include "error.h"
 #include "plan.h"
+#include "sine.h"
 #include "team.h"
 
 /* Eigenpairs solved together in interleaved lanes by the level-3 Thomas solver. */
@@ -35,6 +36,9 @@ typedef struct pscr_cpu_ws {
   size_t thomas_stride;
   void *tf_buf[2];        /* per transformed dimension: its spectral coefficients, n_d S */
   size_t tf_stride[2];    /* elements per owner (one at dimension 1, a thread deeper) */
+  int sine[2];            /* transform of dimension d by the fast sine transform (pscr_cpu_sine) */
+  void *sine_buf;         /* the sine transforms' scratch per thread (sine.h) */
+  size_t sine_stride;     /* its reals (double, or float in single plans) per thread */
   pscr_cpu_failure fail;
   int fail_claim; /* a thread has written fail (record_failure) */
   pscr_team_choice team; /* threads of each solve (team.h) */
@@ -72,6 +76,29 @@ static void pscr_gemm_c(int back, int n, size_t S, const float complex *E, const
               E, n, in, (int)S, &zero, out, (int)S);
 }
 
+/*
+ * The fast sine transform of dimension d (sine.h) in place on nb batches of
+ * its n_d rows of S entries (batch stride bstride, row stride ld, in
+ * elements): forward G = E X, or back X = E^T G, E = diag(s) times the
+ * DST-I matrix (plan.c, pscr_sine_eigen). Complex data are interleaved
+ * (re, im) reals and the scales are real: twice the columns. nt threads, or
+ * the calling thread `me`'s scratch when nt is 1.
+ */
+#define PSCR_DEFINE_SINE(suf, T, R, words, fn)                                                 \
+  static void pscr_sine_apply##suf(const pscr_plan *p, int d, T *x, size_t nb, size_t bstride, \
+                                   size_t ld, size_t S, int back, int nt, int me)              \
+  {                                                                                            \
+    const pscr_cpu_ws *ws = p->backend_data;                                                   \
+    R *scratch = (R *)ws->sine_buf + (nt > 1 ? 0 : (size_t)me * ws->sine_stride);             \
+    fn(p->n[d], nb, (words) * bstride, (words) * ld, (words) * S, (R *)(void *)x,              \
+       (const R *)p->sine_scale[d], back, nt, scratch);                                         \
+  }
+PSCR_DEFINE_SINE(_d, double, double, 1, pscr_sine_d)
+PSCR_DEFINE_SINE(_z, double complex, double, 2, pscr_sine_d)
+PSCR_DEFINE_SINE(_s, float, float, 1, pscr_sine_s)
+PSCR_DEFINE_SINE(_c, float complex, float, 2, pscr_sine_s)
+#undef PSCR_DEFINE_SINE
+
 #include "scalar_real.h"
 #include "cpu_solve_impl.h"
 #include "scalar_undef.h"
@@ -95,6 +122,22 @@ static size_t pscr_pad(size_t count, size_t elem)
   return (count + per_line - 1) / per_line * per_line;
 }
 
+/*
+ * Whether the CPU applies dimension d's transform by the fast sine
+ * transform: a transformed dimension where the plan allows it
+ * (pscr_plan_sine_fast); in 3D with both dimensions transformed, both or
+ * neither (transform_tt keeps the dense products' layout otherwise).
+ */
+int pscr_cpu_sine(const pscr_plan *p, int d)
+{
+  if (p->method[d] != PSCR_METHOD_TRANSFORM || !pscr_plan_sine_fast(p, d))
+    return 0;
+  if (p->ndim == 3 && p->method[0] == PSCR_METHOD_TRANSFORM &&
+      p->method[1] == PSCR_METHOD_TRANSFORM)
+    return pscr_plan_sine_fast(p, 0) && pscr_plan_sine_fast(p, 1);
+  return 1;
+}
+
 static pscr_status pscr_cpu_setup(pscr_plan *p)
 {
   pscr_cpu_ws *ws = calloc(1, sizeof *ws);
@@ -103,13 +146,17 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   p->backend_data = ws;
   const size_t P = (size_t)p->nthreads, es = p->elem;
   size_t total = 0, item_off[2] = {0, 0}, thr_off[2] = {0, 0};
-  size_t tf_off[2] = {0, 0};
+  size_t tf_off[2] = {0, 0}, sine_reals = 0;
   for (int d = 0; d < p->ndim - 1; d++) {
     size_t S = pscr_plan_slab(p, d), owners = d == 0 ? 1 : P;
     if (p->method[d] == PSCR_METHOD_TRANSFORM) {
-      /* Its coefficients, and the thread scratch of the last dimension's
-         interleaved Thomas solves (thr_buf). */
-      ws->tf_stride[d] = pscr_pad((size_t)p->n[d] * S, es);
+      /* Its coefficients (the sine transform works in place and needs
+         none), and the thread scratch of the last dimension's interleaved
+         Thomas solves (thr_buf). */
+      ws->sine[d] = pscr_cpu_sine(p, d);
+      if (ws->sine[d] && pscr_sine_scratch(p->n[d]) > sine_reals)
+        sine_reals = pscr_sine_scratch(p->n[d]);
+      ws->tf_stride[d] = ws->sine[d] ? 0 : pscr_pad((size_t)p->n[d] * S, es);
       tf_off[d] = total;
       total += owners * ws->tf_stride[d];
       ws->thr_stride[d] = pscr_pad((size_t)PSCR_LANES * S, es);
@@ -128,6 +175,11 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
   ws->thomas_stride = pscr_pad((size_t)PSCR_LANES * (size_t)p->n[p->ndim - 1], es);
   size_t thomas_off = total;
   total += P * ws->thomas_stride;
+  /* The sine scratch in reals of the plan's precision, padded to elements. */
+  const size_t real = p->single ? sizeof(float) : sizeof(double);
+  ws->sine_stride = pscr_pad(sine_reals, real);
+  const size_t sine_off = total;
+  total += (P * ws->sine_stride * real + es - 1) / es;
   ws->mem = aligned_alloc(64, total * es);
   if (!ws->mem)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
@@ -139,6 +191,7 @@ static pscr_status pscr_cpu_setup(pscr_plan *p)
     ws->tf_buf[d] = base + tf_off[d] * es;
   }
   ws->thomas_buf = base + thomas_off * es;
+  ws->sine_buf = base + sine_off * es;
   /* The vector passes once per level of dimension 1, forward and back; a
      transform of dimension 1 passes it about three times (two products and
      the subproblems). */
@@ -254,9 +307,10 @@ static void pscr_cpu_destroy(pscr_plan *p)
 /* Plain Thomas per subproblem: pscr_info's level-3 fields say so. */
 static void pscr_cpu_info(const pscr_plan *p, pscr_info *info)
 {
-  (void)p;
   info->level3_rows_per_thread = 0;
   info->level3_threads_per_system = 1;
+  for (int d = 0; d < p->ndim - 1; d++)
+    info->transform_sine[d] = pscr_cpu_sine(p, d);
 }
 
 /* BLAS takes int sizes: a transformed dimension's slab must fit one. */

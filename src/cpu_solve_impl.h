@@ -456,12 +456,79 @@ static int PSCR_SUF(transform_tt)(const pscr_plan *p, PSCR_SCALAR c, PSCR_SCALAR
   return bad;
 }
 
+/*
+ * 3D with both reduced dimensions transformed by the fast sine transform
+ * (pscr_cpu_sine): in place, no copy of the data: dimension 1's transform
+ * over slabs of n2 n3 columns, dimension 2's over the n1 slabs' n3
+ * columns, then the n1 n2 rows along dimension 3 (row (k1, k2) with shift
+ * (c + lambda1_k1) + lambda2_k2) over the team, and the transforms back.
+ */
+static int PSCR_SUF(transform_tt_sine)(const pscr_plan *p, PSCR_SCALAR c, PSCR_SCALAR *x, int nt)
+{
+  const int n0 = p->n[0], n1 = p->n[1], n2 = p->n[2];
+  const size_t S = (size_t)n1 * (size_t)n2;
+  const PSCR_SCALAR *lam1 = p->lambda[0], *lam2 = p->lambda[1];
+  PSCR_SUF(pscr_sine_apply)(p, 0, x, 1, 0, S, S, 0, nt, 0);
+  PSCR_SUF(pscr_sine_apply)(p, 1, x, (size_t)n0, S, (size_t)n2, (size_t)n2, 0, nt, 0);
+  const int per = (n1 + PSCR_LANES - 1) / PSCR_LANES, groups = n0 * per;
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) reduction(| : bad)
+  for (int q = 0; q < groups; q++) {
+    const int me = omp_get_thread_num(), k1 = q / per, l0 = q % per * PSCR_LANES;
+    const int lanes = n1 - l0 < PSCR_LANES ? n1 - l0 : PSCR_LANES;
+    PSCR_SCALAR shift[PSCR_LANES];
+    for (int l = 0; l < PSCR_LANES; l++)
+      shift[l] = (c + lam1[k1]) + lam2[l0 + (l < lanes ? l : 0)];
+    bad |= PSCR_SUF(transform_rows)(p, 1, x + (size_t)k1 * S + (size_t)l0 * n2, l0, lanes, shift,
+                                    me, 1);
+  }
+  PSCR_SUF(pscr_sine_apply)(p, 1, x, (size_t)n0, S, (size_t)n2, (size_t)n2, 1, nt, 0);
+  PSCR_SUF(pscr_sine_apply)(p, 0, x, 1, 0, S, S, 1, nt, 0);
+  return bad;
+}
+
+/*
+ * Dimension d's transform by the fast sine transform (pscr_cpu_sine), in
+ * place: the rows of G = E X overwrite X, are solved there, and X = E^T G
+ * overwrites them. At dimension 1 on the team, deeper in the calling
+ * thread `owner`.
+ */
+static int PSCR_SUF(transform_sine)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
+                                    int owner, int nt)
+{
+  const int n = p->n[d], top = d == 0, last = d + 1 == p->ndim - 1;
+  const size_t S = pscr_plan_slab(p, d);
+  const PSCR_SCALAR *lam = p->lambda[d];
+  const int tnt = top ? nt : 1;
+  PSCR_SUF(pscr_sine_apply)(p, d, x, 1, 0, S, S, 0, tnt, owner);
+  const int step = last ? PSCR_LANES : 1, groups = (n + step - 1) / step;
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (top && nt > 1) reduction(| : bad)
+  for (int q = 0; q < groups; q++) {
+    const int me = top ? omp_get_thread_num() : owner;
+    const int k0 = q * step, lanes = n - k0 < step ? n - k0 : step;
+    if (!last) {
+      bad |= PSCR_SUF(solve_dim)(p, d + 1, c + lam[k0], x + (size_t)k0 * S, me, 1);
+      continue;
+    }
+    PSCR_SCALAR shift[PSCR_LANES];
+    for (int l = 0; l < PSCR_LANES; l++)
+      shift[l] = c + lam[k0 + (l < lanes ? l : 0)];
+    bad |= PSCR_SUF(transform_rows)(p, d, x + (size_t)k0 * S, k0, lanes, shift, me, d);
+  }
+  PSCR_SUF(pscr_sine_apply)(p, d, x, 1, 0, S, S, 1, tnt, owner);
+  return bad;
+}
+
 static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
                                    int owner, int nt)
 {
-  if (d == 0 && p->ndim == 3 && p->method[1] == PSCR_METHOD_TRANSFORM)
-    return PSCR_SUF(transform_tt)(p, c, x, nt);
   const pscr_cpu_ws *ws = p->backend_data;
+  if (d == 0 && p->ndim == 3 && p->method[1] == PSCR_METHOD_TRANSFORM)
+    return ws->sine[0] ? PSCR_SUF(transform_tt_sine)(p, c, x, nt)
+                       : PSCR_SUF(transform_tt)(p, c, x, nt);
+  if (ws->sine[d])
+    return PSCR_SUF(transform_sine)(p, d, c, x, owner, nt);
   const int n = p->n[d], top = d == 0, last = d + 1 == p->ndim - 1;
   const size_t S = pscr_plan_slab(p, d);
   const PSCR_SCALAR *E = p->w[d], *lam = p->lambda[d];

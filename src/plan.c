@@ -19,6 +19,7 @@
 #include "eigen.h"
 #include "error.h"
 #include "options.h"
+#include "sine.h"
 
 static size_t pscr_dtype_elem(pscr_dtype dtype)
 {
@@ -224,6 +225,32 @@ static pscr_status pscr_balance_factors(pscr_plan *p)
                           d + 1, d + 1, d + 1, i + 1, d + 1);
     }
   return PSCR_SUCCESS;
+}
+
+/*
+ * Whether pencil d (balanced) is a real symmetric Toeplitz pair: A =
+ * tridiag(a, b, a), M = tridiag(m, g, m), every entry exactly equal to its
+ * diagonal's first (complex plans: imaginary parts exactly zero), and M
+ * positive definite (g - 2 |m| > 0: its eigenvalues g + 2 m cos theta).
+ * Then v_k(j) = sin(pi j k / (n + 1)) diagonalizes both (docs/design.md,
+ * "Sine transforms"). Exact equality: a uniform mesh whose h is a power of
+ * two (n + 1 = 2^k on a unit interval) gives it; a pencil off by rounding
+ * keeps the eigensolver, which serves any pencil.
+ */
+static int pscr_is_sine_pencil(const pscr_plan *p, int d, double v[4])
+{
+  const int n = p->n[d];
+  const size_t words = p->cplx ? 2 : 1;
+  const pscr_factor_d *F = &p->fac_d[d]; /* complex: runs of (re, im) doubles */
+  const double *arr[4] = {F->a.diag, F->a.off, F->m.diag, F->m.off};
+  for (int k = 0; k < 4; k++) {
+    const size_t len = (size_t)(k % 2 == 0 ? n : n - 1);
+    v[k] = len ? arr[k][0] : 0;
+    for (size_t t = 0; t < len; t++)
+      if (arr[k][t * words] != v[k] || (words == 2 && arr[k][t * words + 1] != 0))
+        return 0;
+  }
+  return v[2] - 2 * fabs(v[3]) > 0 && isfinite(v[0]) && isfinite(v[1]);
 }
 
 /* dst[0 .. count) = src[0 .. count) of the caller's dtype, widened to the
@@ -504,6 +531,13 @@ static pscr_status pscr_dimension_storage(pscr_plan *p, int d)
                         "for its transform",
                         n, n, d + 1, n * n * p->celem);
     p->host_bytes += (n + n * n) * p->celem;
+    if (p->sine_pencil[d]) {
+      p->sine_scale[d] = malloc(n * sizeof(double));
+      if (!p->sine_scale[d])
+        return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
+                          "cannot allocate the sine scales of dimension %d", d + 1);
+      p->host_bytes += n * sizeof(double);
+    }
     return PSCR_SUCCESS;
   }
   const pscr_levels *lv = &p->lv[d];
@@ -516,9 +550,65 @@ static pscr_status pscr_dimension_storage(pscr_plan *p, int d)
   return PSCR_SUCCESS;
 }
 
+/*
+ * The eigenpairs of a sine pencil (pscr_is_sine_pencil) in closed form:
+ * with theta_k = pi k / (n + 1) and sigma_k = sin^2(theta_k / 2),
+ *   lambda_k = ((b + 2a) - 4 a sigma_k) / ((g + 2m) - 4 m sigma_k)
+ * (g + 2 m cos theta, written without the cancellation of 1 - cos theta
+ * at small theta), and W^T M W = I for w_k(j) = s_k sin(pi j k / (n + 1)),
+ * s_k = sqrt(2 / ((n + 1) ((g + 2m) - 4 m sigma_k))). Row e = k - 1 of
+ * p->w[d] is w_k; the sines come from one table of sin(pi q / (n + 1)),
+ * each entry from an argument of at most pi / 2.
+ */
+#define PSCR_PI 3.14159265358979323846
+static pscr_status pscr_sine_eigen(pscr_plan *p, int d)
+{
+  double v[4];
+  pscr_is_sine_pencil(p, d, v);
+  const double a = v[1], b = v[0], m = v[3], g = v[2];
+  const int n = p->n[d];
+  const size_t N = (size_t)n + 1, words = p->cplx ? 2 : 1;
+  double *tab = malloc(2 * N * sizeof *tab);
+  if (!tab)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate a sine table of %zu entries",
+                      2 * N);
+  for (size_t q = 0; q < 2 * N; q++) {
+    const size_t r = q % N, near = r < N - r ? r : N - r; /* sin(pi r / N) = sin(pi (N - r) / N) */
+    tab[q] = (q < N ? 1 : -1) * sin(PSCR_PI * (double)near / (double)N);
+  }
+  double *lam = p->lambda[d], *W = p->w[d], *scale = p->sine_scale[d];
+  for (int k = 1; k <= n; k++) {
+    const double half = sin(PSCR_PI * k / (2.0 * (double)N)), sigma = half * half;
+    const double den = (g + 2 * m) - 4 * m * sigma;
+    lam[(size_t)(k - 1) * words] = ((b + 2 * a) - 4 * a * sigma) / den;
+    if (words == 2)
+      lam[(size_t)(k - 1) * words + 1] = 0;
+    scale[k - 1] = sqrt(2.0 / ((double)N * den));
+  }
+#pragma omp parallel for num_threads(p->nthreads) schedule(static)
+  for (int e = 0; e < n; e++) {
+    const size_t k = (size_t)e + 1;
+    double *row = W + (size_t)e * n * words;
+    for (size_t j = 1; j <= (size_t)n; j++) {
+      row[(j - 1) * words] = scale[e] * tab[j * k % (2 * N)];
+      if (words == 2)
+        row[(j - 1) * words + 1] = 0;
+    }
+  }
+  free(tab);
+  return PSCR_SUCCESS;
+}
+
 /* Eigen data of dimension d for every block of every level. */
 static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
 {
+  if (p->method[d] == PSCR_METHOD_TRANSFORM && p->sine_pencil[d]) {
+    const pscr_status st = pscr_sine_eigen(p, d);
+    if (st)
+      return st;
+    p->defect[d] = pscr_transform_defect(p, d);
+    return PSCR_SUCCESS;
+  }
   if (p->method[d] == PSCR_METHOD_TRANSFORM) {
     const pscr_status st =
         pscr_pencil_eigen(p, d, 0, p->n[d], p->n[d], NULL, p->lambda[d], p->w[d]);
@@ -640,6 +730,13 @@ static pscr_status pscr_round_to_single(pscr_plan *p)
         *arr[k] = shrunk;
     }
     p->host_bytes -= (len[0] + len[1]) * (p->celem - p->elem);
+    if (p->sine_scale[d]) {
+      const double *in = p->sine_scale[d];
+      float *out = p->sine_scale[d];
+      for (size_t t = 0; t < neig; t++)
+        out[t] = (float)in[t]; /* in (0, 1]: never past the float range */
+      p->host_bytes -= neig * (sizeof(double) - sizeof(float));
+    }
   }
   return PSCR_SUCCESS;
 }
@@ -719,6 +816,10 @@ pscr_status pscr_plan_build(pscr_plan **plan, const pscr_plan_args *a, const psc
   pscr_status st;
   if ((st = pscr_select_backend(p)) || (st = pscr_copy_factors(p, a->pencils)))
     goto out_destroy;
+  for (int d = 0; d < ndim - 1; d++) {
+    double v[4];
+    p->sine_pencil[d] = pscr_is_sine_pencil(p, d, v);
+  }
   for (int d = 0; d < ndim - 1; d++)
     if (p->method[d] != PSCR_METHOD_TRANSFORM && (st = pscr_dimension_levels(p, d)))
       goto out_destroy;
@@ -791,6 +892,12 @@ void pscr_plan_probe_values(const pscr_plan *p, void *f)
   }
 }
 
+int pscr_plan_sine_fast(const pscr_plan *p, int d)
+{
+  return p->sine_pencil[d] && pscr_sine_supported(p->n[d]) &&
+         !(p->opts.flags & PSCR_FLAG_NO_SINE);
+}
+
 void pscr_plan_destroy(pscr_plan *p)
 {
   if (!p)
@@ -801,6 +908,7 @@ void pscr_plan_destroy(pscr_plan *p)
     pscr_levels_free(&p->lv[d]);
     free(p->lambda[d]);
     free(p->w[d]);
+    free(p->sine_scale[d]);
   }
   free(p->factor_storage);
   free(p->apply_storage);

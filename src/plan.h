@@ -48,6 +48,17 @@ struct pscr_plan {
      eigenvalues and w[d] its n_d x n_d eigenvectors, row e the eigenvector
      of lambda_e (W^T as a row-major matrix). */
   pscr_method method[2];
+  /* Reduced dimensions whose pencil is a real symmetric Toeplitz pair,
+     A_d = tridiag(a, b, a) and M_d = tridiag(m, g, m) positive definite
+     (every uniform mesh): the DST-I vectors diagonalize both
+     (docs/design.md, "Sine transforms"), so a transform of it takes its
+     eigenpairs in closed form and a backend may apply it by a fast sine
+     transform (pscr_plan_sine_fast). Set from the balanced factors. */
+  int sine_pencil[2];
+  /* A transformed sine pencil's eigenvector scales: w_k(j) = s_k sin(pi j k
+     / (n_d + 1)), n_d reals in the plan's precision (float in single
+     plans); NULL for any other dimension. */
+  void *sine_scale[2];
 
   /* The backend that runs the levels, and its private data (workspace,
      device state, what it chose). */
@@ -102,6 +113,12 @@ pscr_status pscr_plan_build(pscr_plan **plan, const pscr_plan_args *a, const psc
 pscr_status pscr_choose_methods(pscr_plan *p);
 pscr_status pscr_plan_planned(pscr_plan **plan, const pscr_plan_args *a, const pscr_options *o);
 double pscr_transform_defect(const pscr_plan *p, int d);
+
+/* Whether a backend may apply dimension d's transform by the fast sine
+   transform (sine.h): a sine pencil of a supported order, and the plan's
+   flags allow it (PSCR_FLAG_NO_SINE). Whether one does is the backend's
+   choice (pscr_info.transform_sine). */
+int pscr_plan_sine_fast(const pscr_plan *p, int d);
 
 /* Fill f (p->total entries of p's dtype) with the fixed values that
    MEASURE's timed solves use. */

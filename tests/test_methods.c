@@ -207,6 +207,151 @@ START_TEST(methods_single)
 }
 END_TEST
 
+/*
+ * A Toeplitz operator of dtype dt (R64, C64, R32): A_d = tridiag(-1, 2,
+ * -1) / h, M_d = h I (consistent = 0: the lumped mass) or h tridiag(1, 4,
+ * 1) / 6, h = 1 / (n_d + 1); shift 0 (real) or -30 + 5i (complex).
+ */
+static void toeplitz_op(op *o, int ndim, const int *n, pscr_dtype dt, int consistent)
+{
+  memset(o, 0, sizeof *o);
+  const int w = dt == PSCR_C64 ? 2 : 1;
+  o->dtype = dt == PSCR_R32 ? PSCR_R64 : dt;
+  o->ndim = ndim;
+  if (w == 2) {
+    o->shift[0] = -30;
+    o->shift[1] = 5;
+  }
+  for (int d = 0; d < ndim; d++) {
+    const int m = n[d];
+    double *s = calloc((size_t)(4 * m + 4) * w, sizeof *s);
+    ck_assert_ptr_nonnull(s);
+    double *ad = s, *ao = s + (size_t)m * w, *md = s + 2 * (size_t)m * w, *mo = s + 3 * (size_t)m * w;
+    const double h = 1.0 / (m + 1);
+    for (int i = 0; i < m; i++) {
+      ad[i * w] = 2 / h;
+      md[i * w] = consistent ? 4 * h / 6 : h;
+      if (i + 1 < m) {
+        ao[i * w] = -1 / h;
+        mo[i * w] = consistent ? h / 6 : 0;
+      }
+    }
+    o->pencils[d] = (pscr_pencil){m, ad, ao, md, mo};
+    o->store[d] = s;
+  }
+  if (dt == PSCR_R32)
+    op_to_single(o);
+}
+
+/* Plan o with methods m0, m1 on the CPU, flags as given; its info's
+   transform_sine must be e0, e1; solve f into u; the backward error. */
+static double sine_solve(const op *o, pscr_method m0, pscr_method m1, unsigned flags, int e0,
+                         int e1, const void *f, void *u, size_t *bytes)
+{
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CPU;
+  opts.method[0] = m0;
+  opts.method[1] = o->ndim == 3 ? m1 : PSCR_METHOD_AUTO;
+  opts.flags = flags;
+  pscr_plan *plan = NULL;
+  pscr_status st = pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts);
+  ck_assert_msg(st == PSCR_SUCCESS, "plan: %s (%s)", pscr_status_string(st), pscr_last_error());
+  pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert_msg(info.transform_sine[0] == e0 && info.transform_sine[1] == e1,
+                "%s%s flags 0x%x: transform_sine %d %d, expected %d %d", method_name(m0),
+                method_name(m1), flags, info.transform_sine[0], info.transform_sine[1], e0, e1);
+  for (int d = 0; d < o->ndim - 1; d++)
+    if (info.method[d] == PSCR_METHOD_TRANSFORM)
+      ck_assert_msg(info.transform_defect[d] <= 100.0 * o->pencils[d].n * DBL_EPSILON,
+                    "dimension %d: defect %.2e", d + 1, info.transform_defect[d]);
+  *bytes = info.workspace_bytes;
+  st = pscr_solve(plan, f, u);
+  ck_assert_msg(st == PSCR_SUCCESS, "solve: %s (%s)", pscr_status_string(st), pscr_last_error());
+  /* In place: bitwise the same. */
+  const size_t N = tu_size(o->ndim, o->pencils), es = tu_dtype_size(o->dtype);
+  void *v = malloc(N * es);
+  ck_assert_ptr_nonnull(v);
+  memcpy(v, f, N * es);
+  ck_assert_int_eq(pscr_solve(plan, v, v), PSCR_SUCCESS);
+  ck_assert_msg(memcmp(u, v, N * es) == 0, "the in-place solve differs");
+  free(v);
+  pscr_plan_destroy(plan);
+  return tu_backward_error(o->dtype, o->ndim, o->pencils, op_shift(o), u, f);
+}
+
+/*
+ * The fast sine transform of a transformed Toeplitz dimension (CPU,
+ * pscr_info.transform_sine): taken exactly where n_d + 1 is a power of two
+ * (in 3D transform x transform only when both are), never with
+ * PSCR_FLAG_NO_SINE; its backward error within 10x of the reduction's (and
+ * of the bound), its solution that of the dense products to the problem's
+ * conditioning.
+ */
+START_TEST(methods_sine)
+{
+  static const struct {
+    int ndim, n[3];
+    pscr_dtype dt;
+    int consistent;
+  } cases[] = {
+      {2, {127, 100, 1}, PSCR_R64, 0}, {2, {63, 33, 1}, PSCR_R64, 1}, {2, {1, 9, 1}, PSCR_R64, 0},
+      {2, {255, 40, 1}, PSCR_C64, 1},  {2, {31, 50, 1}, PSCR_R32, 1}, {2, {100, 30, 1}, PSCR_R64, 0},
+      {3, {31, 15, 20}, PSCR_R64, 1},  {3, {15, 7, 9}, PSCR_C64, 0},  {3, {7, 31, 6}, PSCR_R32, 0},
+      {3, {31, 20, 9}, PSCR_R64, 1},   {3, {20, 15, 9}, PSCR_C64, 1},
+  };
+  for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+    op o;
+    toeplitz_op(&o, cases[c].ndim, cases[c].n, cases[c].dt, cases[c].consistent);
+    const size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
+    void *f = random_vector(&o, 31u + c), *u = malloc(N * es), *v = malloc(N * es);
+    ck_assert(f && u && v);
+    const double eps = op_single(&o) ? FLT_EPSILON : DBL_EPSILON;
+    const double bound = op_single(&o)          ? BERR_SINGLE
+                         : o.dtype == PSCR_C64 ? BERR_COMPLEX
+                                               : BERR_REAL;
+    size_t bytes_sine, bytes_dense, bytes_red;
+    const double berr_red = sine_solve(&o, PSCR_METHOD_REDUCTION, PSCR_METHOD_REDUCTION, 0, 0,
+                                       0, f, v, &bytes_red);
+    int ok[2];
+    for (int d = 0; d < 2; d++) {
+      const int n = o.pencils[d].n;
+      ok[d] = d < o.ndim - 1 && ((n + 1) & n) == 0;
+    }
+    const int nv = o.ndim == 3 ? 3 : 1;
+    for (int vi = 0; vi < nv; vi++) {
+      const pscr_method m0 = o.ndim == 3 ? vectors[vi][0] : PSCR_METHOD_TRANSFORM;
+      const pscr_method m1 = o.ndim == 3 ? vectors[vi][1] : PSCR_METHOD_AUTO;
+      int e[2] = {m0 == PSCR_METHOD_TRANSFORM && ok[0], m1 == PSCR_METHOD_TRANSFORM && ok[1]};
+      if (m0 == PSCR_METHOD_TRANSFORM && m1 == PSCR_METHOD_TRANSFORM && !(ok[0] && ok[1]))
+        e[0] = e[1] = 0;
+      const double berr =
+          sine_solve(&o, m0, m1, 0, e[0], e[1], f, u, &bytes_sine);
+      const double berr_dense =
+          sine_solve(&o, m0, m1, PSCR_FLAG_NO_SINE, 0, 0, f, v, &bytes_dense);
+      const double diff =
+          tu_diff_inf(o.dtype, N, u, v) / tu_norm_inf(o.dtype, N, v);
+      printf("sine %dD n=%4d %4d %4d %s consistent %d methods %s%s sine %d%d: backward error "
+             "%.2e (dense %.2e, reduction %.2e), difference %.1e\n",
+             o.ndim, o.pencils[0].n, o.pencils[1].n, o.ndim == 3 ? o.pencils[2].n : 1,
+             cases[c].dt == PSCR_R64 ? "R64" : cases[c].dt == PSCR_C64 ? "C64" : "R32",
+             cases[c].consistent, method_name(m0), o.ndim == 3 ? method_name(m1) : "", e[0], e[1],
+             berr, berr_dense, berr_red, diff);
+      ck_assert_msg(berr <= bound && berr <= 10 * fmax(berr_red, eps),
+                    "backward error %.2e (reduction %.2e, bound %.1e)", berr, berr_red, bound);
+      ck_assert_msg(diff <= 1e4 * eps * o.pencils[0].n, "sine vs dense products: %.2e", diff);
+      if (!e[0] && !e[1]) /* the same plan but for the flag */
+        ck_assert_uint_eq(bytes_sine, bytes_dense);
+    }
+    free(f);
+    free(u);
+    free(v);
+    op_free(&o);
+  }
+}
+END_TEST
+
 /* Bad method values: INVALID_VALUE naming the field. A mixed vector on
    the CUDA backend: a plan where there is a device, else NOT_SUPPORTED (no
    CUDA in the build, no device); with the AUTO backend it lands on
@@ -260,13 +405,14 @@ END_TEST
 
 /* The methods a plan of o with planner ESTIMATE (CPU) resolves AUTO to,
    after a solve that meets the reduction's bound. */
-static void estimate(op *o, pscr_method m0, pscr_method got[2])
+static void estimate_flags(op *o, pscr_method m0, unsigned flags, pscr_method got[2])
 {
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CPU;
   opts.planner = PSCR_PLANNER_ESTIMATE;
   opts.method[0] = m0;
+  opts.flags = flags;
   pscr_plan *plan = NULL;
   ck_assert_int_eq(pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts),
                    PSCR_SUCCESS);
@@ -285,12 +431,19 @@ static void estimate(op *o, pscr_method m0, pscr_method got[2])
   pscr_plan_destroy(plan);
 }
 
+static void estimate(op *o, pscr_method m0, pscr_method got[2])
+{
+  estimate_flags(o, m0, 0, got);
+}
+
 /* PSCR_PLANNER_ESTIMATE on the CPU, where the model's margins are wide
    (docs/performance.md; both rates scale with the threads, so the choice
    does not depend on their count): 3D Poisson 64^3 transformed in both
    dimensions (modelled about 6x faster than reduced), 2D 127^2
-   transformed, 2D 2047^2 reduced (the transform's products modelled 4x
-   slower); a forced entry stays; PSCR_PLANNER_NONE keeps the reduction. */
+   transformed, 2D 2047^2 transformed by the sine transform (2-core VM:
+   17 ms against the reduction's 80 ms) but reduced with PSCR_FLAG_NO_SINE
+   (the products modelled 4x slower, measured 320 ms); a forced entry
+   stays; PSCR_PLANNER_NONE keeps the reduction. */
 START_TEST(planner_estimate)
 {
   pscr_method got[2];
@@ -311,6 +464,8 @@ START_TEST(planner_estimate)
   op_free(&o);
   make_op_model(&o, PSCR_PROBLEM_POISSON, 2, n2b, 0.0);
   estimate(&o, PSCR_METHOD_AUTO, got);
+  ck_assert_int_eq(got[0], PSCR_METHOD_TRANSFORM);
+  estimate_flags(&o, PSCR_METHOD_AUTO, PSCR_FLAG_NO_SINE, got);
   ck_assert_int_eq(got[0], PSCR_METHOD_REDUCTION);
   op_free(&o);
 
@@ -712,6 +867,7 @@ static Suite *methods_suite(void)
   tcase_add_loop_test(tc, methods_3d, 0, NKINDS);
   tcase_add_test(tc, methods_model);
   tcase_add_test(tc, methods_single);
+  tcase_add_test(tc, methods_sine);
   tcase_add_test(tc, methods_bad_input);
   tcase_add_test(tc, planner_estimate);
   suite_add_tcase(s, tc);

@@ -88,6 +88,7 @@ class PlanInfo:
     candidates: list
     chosen: int
     plan_seconds: float
+    transform_sine: tuple[bool, bool]
 
 
 class Plan:

@@ -256,6 +256,7 @@ public:
     d["candidates"] = cands;
     d["chosen"] = in.chosen;
     d["plan_seconds"] = in.plan_seconds;
+    d["transform_sine"] = nb::make_tuple(in.transform_sine[0] != 0, in.transform_sine[1] != 0);
     return d;
   }
 

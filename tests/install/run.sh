@@ -16,7 +16,7 @@ cmake --install "$build" --prefix "$work/prefix" >"$work/install.log"
 # and pscr_mpi.h where installed) declare PSCR_EXTERN.
 lib=$(ls "$work"/prefix/lib*/libpscr.so 2>/dev/null | head -n 1 || true)
 if [ -n "$lib" ] && command -v nm >/dev/null; then
-  headers=$(ls "$work"/prefix/include/pscr.h "$work"/prefix/include/pscr_mpi.h 2>/dev/null)
+  headers=$(ls "$work"/prefix/include/pscr.h "$work"/prefix/include/pscr_mpi.h 2>/dev/null || true)
   cat $headers | tr '\n' ' ' | grep -o 'PSCR_EXTERN[^(]*(' |
     sed 's/.*[ *]\([a-z_0-9]*\)($/\1/' | grep '^pscr_' | sort -u >"$work/api.txt"
   nm -D --defined-only "$lib" | awk '{print $3}' | sort >"$work/exported.txt"
