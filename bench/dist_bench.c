@@ -8,7 +8,10 @@
  * distributedly (the operator on each slab with a one-plane halo). Strong
  * scaling by default (the same global problem for every rank count);
  * --weak multiplies n1 by the rank count. scripts/bench-dist.sh runs it on
- * 1, 2, 3 and 4 ranks.
+ * 1, 2, 3 and 4 ranks. --baseline: after each pscr case the transpose-based
+ * solver (dist_transpose.h: eigenvector transforms, all-to-alls, Thomas) on
+ * the same ranks and f, timed the same way, its answer held to the same
+ * bound: one more row (method "transpose").
  */
 #include <limits.h>
 #include <math.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 
 #include "cli_common.h"
+#include "dist_transpose.h"
 #include "pscr.h"
 #include "pscr_mpi.h"
 #if PSCR_HAVE_CUDA
@@ -27,9 +31,12 @@
 
 enum { MAX_SIZES = 16 };
 
+/* The backward error every method's answer is held to. */
+#define BERR_BOUND 1e-12
+
 typedef struct options {
   int sizes[2][MAX_SIZES], nsizes[2];
-  int repeat, threads, weak, backend, devices, planner, device_arrays;
+  int repeat, threads, weak, backend, devices, planner, device_arrays, baseline;
   const char *csv;
 } options;
 
@@ -39,7 +46,7 @@ static void usage(FILE *out)
           "usage: mpiexec -n P pscr-dist-bench [--2d N,N,..|none] [--3d N,N,..|none]\n"
           "                      [--repeat R] [--threads T] [--weak] [--backend cpu|cuda]\n"
           "                      [--devices K] [--planner none|estimate|measure]\n"
-          "                      [--device-arrays] [--csv FILE]\n"
+          "                      [--device-arrays] [--baseline] [--csv FILE]\n"
           "  Distributed Dirichlet Poisson (eq. 31) solves over the started ranks,\n"
           "  dimension 1 split evenly (pscr_mpi_split): N^2 or N^3 unknowns (--weak:\n"
           "  n1 = N P). N in 2..65536, at most %d sizes; R >= 1 (default 5); T >= 1\n"
@@ -47,10 +54,15 @@ static void usage(FILE *out)
           "  (cuda: host arrays; rank r on device r mod K, K from --devices, default 1);\n"
           "  --planner: the local plans' pscr_options.planner (default none);\n"
           "  --device-arrays: f and u on the ranks' devices (pscr_mpi_solve_device;\n"
-          "  with --backend cuda).\n"
-          "Exit status: 0, 1 when a case failed, 2 on a bad command line or an\n"
-          "unwritable FILE.\n",
-          MAX_SIZES);
+          "  with --backend cuda); --baseline: after each case the transpose-based\n"
+          "  solver on the same ranks and f (eigenvector transforms of dimensions 1\n"
+          "  [and 2], all-to-alls through MPI, or NCCL with --backend cuda, Thomas\n"
+          "  along the last dimension), timed the same way, its answer held to the\n"
+          "  same backward-error bound (%g); rows of method 'transpose'. Its\n"
+          "  OpenMP threads: T, by default the node's processors over its ranks.\n"
+          "Exit status: 0, 1 when a case failed or a baseline's answer was\n"
+          "rejected, 2 on a bad command line or an unwritable FILE.\n",
+          MAX_SIZES, BERR_BOUND);
 }
 
 /* The command line into o; -1 after --help, 0, or CLI_USAGE after the message. */
@@ -91,6 +103,9 @@ static int parse_args(int argc, char **argv, options *o, int talk)
     } else if (cli_is(&c, "--device-arrays")) {
       bad = cli_switch(&c);
       o->device_arrays = 1;
+    } else if (cli_is(&c, "--baseline")) {
+      bad = cli_switch(&c);
+      o->baseline = 1;
     } else if (cli_is(&c, "--2d") || cli_is(&c, "--3d")) {
       const int k = c.opt[2] == '3';
       bad = cli_int_list_or_none(&c, 2, 65536, o->sizes[k], MAX_SIZES, &o->nsizes[k]);
@@ -184,6 +199,95 @@ static double dist_berr(const pscr_problem *pb, int b, int e, const double *f, c
   return all[0] / (norm_a * all[1] + all[2]);
 }
 
+/* A row of the table and the CSV (rank 0); ms: solve, local, exchange, separator. */
+static void report(const options *o, FILE *csv, const char *what, const char *method,
+                   const int *n3, int ndim, double setup, const double *ms, double bytes,
+                   double berr, const char *verdict)
+{
+  if (rank != 0)
+    return;
+  printf("%-24s %-9s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %10.2e%s\n", what, method, nranks,
+         1e3 * setup, ms[0], ms[1], ms[2], ms[3], bytes, berr, verdict);
+  if (csv)
+    fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e,%s\n", ndim,
+            n3[0], n3[1], ndim == 3 ? n3[2] : 1, nranks,
+            o->backend ? (o->device_arrays ? "cuda-device" : "cuda") : "cpu",
+            o->weak ? "weak" : "strong", setup, ms[0], ms[1], ms[2], ms[3], bytes, berr, method);
+}
+
+/*
+ * The transpose-based baseline (dist_transpose.h) on the same ranks and f
+ * as pscr's case (sf, su: pscr's device arrays with --device-arrays), timed
+ * as pscr is, its answer held to the same bound. 0; 1 when it failed or its
+ * answer was rejected (not available: 0, said on the table).
+ */
+static int run_transpose(const options *o, const pscr_problem *pb, const int *n3, int b, int e,
+                         const double *f, const void *sf, void *su, const char *what,
+                         FILE *csv)
+{
+  char msg[256] = "";
+  dt_solver *s = NULL;
+  pscr_status st = dt_create(&s, MPI_COMM_WORLD, pb->ndim, pb->pencils, pb->shift[0], b, e,
+                             o->backend, o->backend ? rank % o->devices : 0, o->device_arrays,
+                             o->threads, msg, sizeof msg);
+  if (st) {
+    if (rank == 0)
+      printf("%-24s %-9s %s: %s\n", what, "transpose",
+             st == PSCR_ERROR_NOT_SUPPORTED ? "not available" : "FAILED", msg);
+    return st != PSCR_ERROR_NOT_SUPPORTED;
+  }
+  const double setup = max_over_ranks(dt_setup_seconds(s));
+  const size_t nloc = (size_t)(e - b) * (size_t)n3[1] * (size_t)(pb->ndim == 3 ? n3[2] : 1);
+  double *u = malloc(nloc * sizeof *u), *t = malloc(3 * (size_t)o->repeat * sizeof *t);
+  int failed = !u || !t, any = failed;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (any)
+    snprintf(msg, sizeof msg, "host memory for u on a rank");
+  /* The same arrays as pscr's solves: host f and u, or device ones. */
+  const void *in = o->device_arrays ? sf : f;
+  void *out = o->device_arrays ? su : (void *)u;
+  double local = 0, exch = 0;
+  st = any ? PSCR_ERROR_HOST_ALLOC : dt_solve(s, in, out, &local, &exch, msg, sizeof msg);
+  for (int r = 0; !st && r < o->repeat; r++) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const double t0 = MPI_Wtime();
+    st = dt_solve(s, in, out, &local, &exch, msg, sizeof msg);
+    t[r] = max_over_ranks(MPI_Wtime() - t0);
+    t[o->repeat + r] = max_over_ranks(local);
+    t[2 * o->repeat + r] = max_over_ranks(exch);
+  }
+#if PSCR_HAVE_CUDA
+  if (!st && o->device_arrays) {
+    failed = cudaMemcpy(u, su, nloc * sizeof *u, cudaMemcpyDeviceToHost) != cudaSuccess;
+    MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (any) {
+      snprintf(msg, sizeof msg, "copying u from the device");
+      st = PSCR_ERROR_DEVICE;
+    }
+  }
+#endif
+  failed = st != PSCR_SUCCESS;
+  if (failed) {
+    if (rank == 0)
+      printf("%-24s %-9s FAILED: %s\n", what, "transpose", msg);
+  } else {
+    const double bytes = max_over_ranks(dt_bytes_sent(s));
+    const double berr = dist_berr(pb, b, e, f, u);
+    const double ms[4] = {1e3 * median(t, o->repeat), 1e3 * median(t + o->repeat, o->repeat),
+                          1e3 * median(t + 2 * o->repeat, o->repeat), 0.0};
+    failed = !(berr <= BERR_BOUND);
+    if (!failed)
+      report(o, csv, what, "transpose", n3, pb->ndim, setup, ms, bytes, berr, "");
+    else if (rank == 0) /* not a row to compare */
+      printf("%-24s %-9s REJECTED: backward error %.2e above %g\n", what, "transpose", berr,
+             BERR_BOUND);
+  }
+  free(u);
+  free(t);
+  dt_destroy(s);
+  return failed;
+}
+
 /* One case; 0, or 1 when it failed (on any rank). */
 static int run_case(const options *o, int ndim, int n, FILE *csv)
 {
@@ -212,7 +316,8 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
     snprintf(what, sizeof what, "poisson3d %dx%dx%d", n3[0], n, n);
   if (st) {
     if (rank == 0)
-      printf("%-24s FAILED: %s (%s)\n", what, pscr_status_string(st), pscr_last_error());
+      printf("%-24s %-9s FAILED: %s (%s)\n", what, "pscr", pscr_status_string(st),
+             pscr_last_error());
     pscr_problem_destroy(pb);
     return 1;
   }
@@ -252,19 +357,15 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
     t[3 * o->repeat + r] = max_over_ranks(info.separator_seconds);
   }
 #if PSCR_HAVE_CUDA
-  if (o->device_arrays) {
-    if (!failed)
-      failed = cudaMemcpy(u, su, nloc * sizeof *u, cudaMemcpyDeviceToHost) != cudaSuccess;
-    cudaFree(sf);
-    cudaFree(su);
-  }
+  if (o->device_arrays && !failed)
+    failed = cudaMemcpy(u, su, nloc * sizeof *u, cudaMemcpyDeviceToHost) != cudaSuccess;
 #endif
   int any = failed;
   MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   failed = any;
   if (failed) {
     if (rank == 0)
-      printf("%-24s FAILED: %s\n", what, pscr_last_error());
+      printf("%-24s %-9s FAILED: %s\n", what, "pscr", pscr_last_error());
   } else {
     pscr_mpi_info info;
     memset(&info, 0, sizeof info);
@@ -275,17 +376,18 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
     const double ms[4] = {1e3 * median(t, o->repeat), 1e3 * median(t + o->repeat, o->repeat),
                           1e3 * median(t + 2 * o->repeat, o->repeat),
                           1e3 * median(t + 3 * o->repeat, o->repeat)};
-    failed = !(berr <= 1e-12);
-    if (rank == 0) {
-      printf("%-24s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %10.2e%s\n", what, nranks,
-             1e3 * setup, ms[0], ms[1], ms[2], ms[3], maxb, berr, failed ? "  FAIL" : "");
-      if (csv)
-        fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e\n", ndim,
-                n3[0], n, ndim == 3 ? n : 1, nranks,
-                o->backend ? (o->device_arrays ? "cuda-device" : "cuda") : "cpu",
-                o->weak ? "weak" : "strong", setup, ms[0], ms[1], ms[2], ms[3], maxb, berr);
-    }
+    failed = !(berr <= BERR_BOUND);
+    report(o, csv, what, "pscr", n3, ndim, setup, ms, maxb, berr, failed ? "  FAIL" : "");
   }
+  /* The baseline after every pscr case that ran (the same on every rank). */
+  if (o->baseline && !any)
+    failed |= run_transpose(o, pb, n3, b, e, f, sf, su, what, csv);
+#if PSCR_HAVE_CUDA
+  if (o->device_arrays) {
+    cudaFree(sf);
+    cudaFree(su);
+  }
+#endif
   free(f);
   free(u);
   free(t);
@@ -313,7 +415,7 @@ int main(int argc, char **argv)
       fprintf(stderr, "pscr-dist-bench: cannot write --csv file '%s'\n", o.csv);
     else
       fprintf(csv, "problem,n1,n2,n3,ranks,backend,scaling,setup_s,solve_ms,local_ms,"
-                   "exchange_ms,separator_ms,bytes_per_rank,berr\n");
+                   "exchange_ms,separator_ms,bytes_per_rank,berr,method\n");
     bad_csv = !csv;
   }
   MPI_Bcast(&bad_csv, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -327,8 +429,8 @@ int main(int argc, char **argv)
            "%s), %s arrays; ms: slowest rank, median of %d after a warm-up\n",
            PSCR_VERSION_STRING, nranks, o.weak ? "weak" : "strong", o.backend ? "GPU" : "CPU",
            planners[o.planner], o.device_arrays ? "device" : "host", o.repeat);
-    printf("%-24s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "ranks", "setup_ms",
-           "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
+    printf("%-24s %-9s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "method", "ranks",
+           "setup_ms", "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
   }
   int failed = 0;
   for (int k = 0; k < 2; k++)
