@@ -27,10 +27,12 @@
 #include <string.h>
 
 #include <cblas.h>
+#include <omp.h>
 
 #include "error.h"
 #include "mpi_plan.h"
 #include "plan.h"
+#include "sine.h"
 
 pscr_status pscr_mpi_split(int n1, int nranks, int rank, int *row_begin, int *row_end)
 {
@@ -200,6 +202,16 @@ static pscr_status pscr_mpi_transverse_eigen_here(pscr_mpi_plan *P, const pscr_o
       P->E[d][t] = root * pscr_z_at(q->w[d], t, P->cplx);
     for (size_t t = 0; t < n; t++)
       P->lam[d][t] = pscr_z_at(q->lambda[d], t, P->cplx);
+    P->sscale[d][0] = root; /* the balance factor, for the sine scales */
+  }
+  /* Sine pencils (closed-form W): their scales, when every one qualifies. */
+  P->sine = 1;
+  for (int d = 0; d + 1 < P->ndim; d++)
+    P->sine &= q->sine_pencil[d] && pscr_sine_supported(P->n[d + 1]);
+  for (int d = 0; P->sine && d + 1 < P->ndim; d++) {
+    const double root = P->sscale[d][0];
+    for (int k = 0; k < P->n[d + 1]; k++)
+      P->sscale[d][k] = root * ((const double *)q->sine_scale[d])[k];
   }
   pscr_plan_destroy(q);
   return PSCR_SUCCESS;
@@ -235,7 +247,8 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
     const size_t n = (size_t)P->n[d + 1];
     P->E[d] = malloc(n * n * sizeof(pscr_z));
     P->lam[d] = malloc(n * sizeof(pscr_z));
-    if (!P->E[d] || !P->lam[d])
+    P->sscale[d] = malloc(n * sizeof(double));
+    if (!P->E[d] || !P->lam[d] || !P->sscale[d])
       st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu eigenvectors of "
                       "pencil %d", n, n, d + 2);
   }
@@ -243,13 +256,41 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
     st = pscr_mpi_transverse_eigen_here(P, opts);
   if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
     return st;
+  if (MPI_Bcast(&P->sine, 1, MPI_INT, 0, P->comm) != MPI_SUCCESS)
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Bcast of the transverse eigenvectors failed");
+  size_t order = 1;
   for (int d = 0; d + 1 < P->ndim; d++) {
     const size_t n = (size_t)P->n[d + 1];
     int rc = pscr_bcast_z(P->E[d], n * n, P->comm);
     if (rc == MPI_SUCCESS)
       rc = pscr_bcast_z(P->lam[d], n, P->comm);
+    if (rc == MPI_SUCCESS && P->sine)
+      rc = MPI_Bcast(P->sscale[d], (int)n, MPI_DOUBLE, 0, P->comm);
     if (rc != MPI_SUCCESS)
       return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Bcast of the transverse eigenvectors failed");
+    if (n > order)
+      order = n;
+  }
+  /* The planes' transforms (mpi_solve.c, pscr_mpi_transform_plane). */
+  if (P->sine) {
+    P->sine_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
+    P->sine_scratch = malloc((size_t)P->sine_nt * pscr_sine_scratch((int)order) * sizeof(double));
+    if (!P->sine_scratch)
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the sine transforms' scratch");
+  } else if (!P->cplx) {
+    for (int d = 0; d + 1 < P->ndim; d++) {
+      const size_t n = (size_t)P->n[d + 1];
+      if (!(P->Er[d] = malloc(n * n * sizeof(double))))
+        return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu real "
+                          "eigenvectors of pencil %d", n, n, d + 2);
+      for (size_t t = 0; t < n * n; t++)
+        P->Er[d][t] = creal(P->E[d][t]);
+    }
+  }
+  /* Only complex plans without sine pencils transform by E itself. */
+  for (int d = 0; d + 1 < P->ndim && (P->sine || !P->cplx); d++) {
+    free(P->E[d]);
+    P->E[d] = NULL;
   }
   return PSCR_SUCCESS;
 }
@@ -626,7 +667,7 @@ pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype
   if (!st)
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_build(P, pencils, shift, row_begin, row_end, &o));
   if (!st && P->size > 1)
-    st = pscr_mpi_transverse_eigen(P, &o);
+    st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_transverse_eigen(P, &o));
   if (!st && P->size > 1)
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_build_separators(P));
   if (st) {
@@ -675,7 +716,10 @@ void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
   for (int d = 0; d < 2; d++) {
     free(P->E[d]);
     free(P->lam[d]);
+    free(P->sscale[d]);
+    free(P->Er[d]);
   }
+  free(P->sine_scratch);
   free(P->sep);
   free(P->mcount);
   free(P->inv_piv);

@@ -37,6 +37,14 @@ struct pscr_mpi_plan {
      eigenvector of lam[d][e], W^T M W = I. Mode m = (i, k) of a plane has
      sigma = lam[0][i] + lam[1][k], m = i n3 + k. */
   pscr_z *E[2], *lam[2];
+  /* How a separator plane is transformed (mpi_solve.c): sine = 1 when
+     every transverse pencil is a sine pencil of a supported order (plan.h,
+     sine.h): by the fast sine transform, E[d] row k being sscale[d][k]
+     sin(pi j k / (n + 1)); otherwise real plans by real products with Er
+     (E's real parts) and complex ones by complex products with E.
+     sine_scratch: sine_nt threads' scratch (sine.h). */
+  int sine, sine_nt;
+  double *sscale[2], *Er[2], *sine_scratch;
 
   /* Modes: rank r owns [moff[r], moff[r] + mcount[r]); this rank [mb, me).
      The all-to-all counts and displacements (in modes) of the forward

@@ -16,6 +16,7 @@
 #include "kron.h"
 #include "mpi_plan.h"
 #include "plan.h"
+#include "sine.h"
 
 /* Seconds since t0, added to *acc (pscr_mpi_info's stages); returns now. */
 static double pscr_mpi_lap(double *acc, double t0)
@@ -88,6 +89,59 @@ static void pscr_mpi_transform(const pscr_mpi_plan *P, int back, pscr_z *z, pscr
               work, n3, P->E[1], n3, &zero, z, n3);
 }
 
+/* b[j][i] = a[i][j] for an r x c matrix a of elements of w doubles, in
+   blocks of 32 x 32 elements over nt threads. */
+static void pscr_mpi_transpose(const double *a, double *b, int r, int c, int w, int nt)
+{
+  const int B = 32, nbi = (r + B - 1) / B, nbj = (c + B - 1) / B;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1)
+  for (int q = 0; q < nbi * nbj; q++) {
+    const int i0 = q / nbj * B, j0 = q % nbj * B;
+    const int i1 = i0 + B < r ? i0 + B : r, j1 = j0 + B < c ? j0 + B : c;
+    for (int i = i0; i < i1; i++)
+      for (int j = j0; j < j1; j++)
+        for (int k = 0; k < w; k++)
+          b[((size_t)j * r + i) * w + k] = a[((size_t)i * c + j) * w + k];
+  }
+}
+
+/*
+ * The transverse transform of a plane x of dtype, in place (work: a plane
+ * of dtype): forward xhat = E2 X E3^T (mode (k2, k3) at k2 n3 + k3), back
+ * X = E2^T xhat E3; 2D: the vector by E2. Sine pencils (P->sine) by the
+ * fast sine transform, along dimension 2 over the plane's rows, then along
+ * dimension 3 over the transposed plane's (complex data: interleaved
+ * reals, real scales); real plans otherwise by real products (a quarter of
+ * complex products' flops). Complex plans without sine pencils use
+ * pscr_mpi_transform.
+ */
+static void pscr_mpi_transform_plane(const pscr_mpi_plan *P, int back, void *x, void *work)
+{
+  const int n2 = P->n[1], n3 = P->n[2], w = P->cplx ? 2 : 1;
+  double *a = x, *t = work;
+  if (P->sine) {
+    pscr_sine_d(n2, 1, 0, (size_t)n3 * w, (size_t)n3 * w, a, P->sscale[0], back, P->sine_nt,
+                P->sine_scratch);
+    if (P->ndim == 2)
+      return;
+    pscr_mpi_transpose(a, t, n2, n3, w, P->sine_nt);
+    pscr_sine_d(n3, 1, 0, (size_t)n2 * w, (size_t)n2 * w, t, P->sscale[1], back, P->sine_nt,
+                P->sine_scratch);
+    pscr_mpi_transpose(t, a, n3, n2, w, P->sine_nt);
+    return;
+  }
+  if (P->ndim == 2) {
+    cblas_dgemv(CblasRowMajor, back ? CblasTrans : CblasNoTrans, n2, n2, 1.0, P->Er[0], n2, a, 1,
+                0.0, t, 1);
+    memcpy(a, t, (size_t)n2 * sizeof *a);
+    return;
+  }
+  cblas_dgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n2, n3, n2, 1.0,
+              P->Er[0], n2, a, n3, 0.0, t, n3);
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, back ? CblasNoTrans : CblasTrans, n2, n3, n3, 1.0, t,
+              n3, P->Er[1], n3, 0.0, a, n3);
+}
+
 /* The separators' systems of this rank's modes: zmodes[j nm + k] holds the
    right-hand side of separator j, mode k, and receives the solution. */
 static void pscr_mpi_separator_solves(const pscr_mpi_plan *P)
@@ -156,9 +210,13 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *fs, const c
       pscr_mpi_plane_op(P, P->sep_row, P->sep_row - 1, vl, in);
       pscr_mpi_plane_sub(P, tmp, in);
     }
+    const int by_plane = P->sine || !P->cplx;
+    if (by_plane)
+      pscr_mpi_transform_plane(P, 0, tmp, work);
     for (size_t t = 0; t < pl; t++)
       z[t] = P->cplx ? ((const pscr_z *)tmp)[t] : (pscr_z)((const double *)tmp)[t];
-    pscr_mpi_transform(P, 0, z, work);
+    if (!by_plane)
+      pscr_mpi_transform(P, 0, z, work);
   }
   t = pscr_mpi_lap(&P->t_separator, t);
   st = pscr_mpi_error(MPI_Alltoallv(z, P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->zmodes,
@@ -176,13 +234,19 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *fs, const c
   if (st)
     return st;
   if (P->sep_row >= 0) {
-    pscr_mpi_transform(P, 1, z, work);
+    /* A real plan's modes are real (its Schur systems and right-hand
+       sides are), so the real part may be taken before the transform. */
+    const int by_plane = P->sine || !P->cplx;
+    if (!by_plane)
+      pscr_mpi_transform(P, 1, z, work);
     for (size_t t = 0; t < pl; t++) {
       if (P->cplx)
         ((pscr_z *)us)[t] = z[t];
       else
         ((double *)us)[t] = creal(z[t]);
     }
+    if (by_plane)
+      pscr_mpi_transform_plane(P, 1, us, work);
   }
   pscr_mpi_lap(&P->t_separator, t);
   return PSCR_SUCCESS;

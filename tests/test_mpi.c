@@ -272,6 +272,10 @@ static void model_cases(void)
       {PSCR_PROBLEM_POISSON, 2, {33, 21, 0}, 0, 0, "poisson 2D 33x21"},
       {PSCR_PROBLEM_POISSON, 2, {40, 17, 0}, 0.5, 0, "poisson 2D graded 40x17"},
       {PSCR_PROBLEM_POISSON, 3, {19, 9, 12}, 0, 0, "poisson 3D 19x9x12"},
+      /* Transverse orders 2^p - 1 on uniform meshes: the separators'
+         planes transform by the fast sine transform. */
+      {PSCR_PROBLEM_POISSON, 2, {26, 31, 0}, 0, 0, "poisson 2D 26x31 (sine)"},
+      {PSCR_PROBLEM_POISSON, 3, {19, 15, 7}, 0, 0, "poisson 3D 19x15x7 (sine)"},
       {PSCR_PROBLEM_HELMHOLTZ, 2, {37, 25, 0}, 0, 20.0, "helmholtz 2D 37x25 omega 20"},
       {PSCR_PROBLEM_HELMHOLTZ, 3, {17, 10, 9}, 0, 9.0, "helmholtz 3D 17x10x9 omega 9"},
   };
@@ -305,6 +309,34 @@ static void model_cases(void)
       snprintf(name, sizeof name, "poisson %dD n1 = ranks", ndim);
       run_case(name, pb->dtype, ndim, pb->pencils, pb->shift, 0, 0, 0, 10);
     }
+    pscr_problem_destroy(pb);
+  }
+  /* Complex data on sine pencils (interleaved through the sine transform):
+     the uniform Poisson pencils as double complex, shift -5 + i. */
+  for (int ndim = 2; ndim <= 3; ndim++) {
+    pscr_problem *pb = NULL;
+    const int n[3] = {21, 15, 7};
+    if (pscr_problem_create(&pb, PSCR_PROBLEM_POISSON, ndim, n, NULL, 0, 0) != PSCR_SUCCESS)
+      continue;
+    double *store = calloc(8 * (size_t)(n[0] + n[1] + n[2]), sizeof *store), *at = store;
+    pscr_pencil pen[3];
+    for (int d = 0; d < ndim; d++) {
+      const pscr_pencil *q = &pb->pencils[d];
+      const double *src[4] = {q->a_diag, q->a_off, q->m_diag, q->m_off};
+      double *dst[4];
+      for (int k = 0; k < 4; k++) {
+        dst[k] = at;
+        at += 2 * (size_t)q->n;
+        for (int i = 0; src[k] && i < (k % 2 ? q->n - 1 : q->n); i++)
+          dst[k][2 * i] = src[k][i];
+      }
+      pen[d] = (pscr_pencil){q->n, dst[0], dst[1], dst[2], dst[3]};
+    }
+    const double c[2] = {-5.0, 1.0};
+    char name[80];
+    snprintf(name, sizeof name, "complex poisson %dD (sine) uneven", ndim);
+    run_case(name, PSCR_C64, ndim, pen, c, 1, 0, 0, 10);
+    free(store);
     pscr_problem_destroy(pb);
   }
   /* Random SPD pencils with a shift. */
