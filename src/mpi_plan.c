@@ -271,6 +271,7 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
     if (n > order)
       order = n;
   }
+  P->sine_order = (int)order;
   /* The planes' transforms (mpi_solve.c, pscr_mpi_transform_plane). */
   if (P->sine) {
     P->sine_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
@@ -286,6 +287,28 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
       for (size_t t = 0; t < n * n; t++)
         P->Er[d][t] = creal(P->E[d][t]);
     }
+  }
+  /* The one-pass solve (mpi_modes.c) for host solves of CPU ranks. */
+  int modes = !(opts->flags & PSCR_FLAG_MPI_LOCAL_PLANS) &&
+              (!P->local || P->local->backend == PSCR_BACKEND_CPU);
+  /* Every rank the same way (a rank without an interior has no plan). */
+  if (MPI_Allreduce(&modes, &P->modes, 1, MPI_INT, MPI_MIN, P->comm) != MPI_SUCCESS)
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce of the solve's form failed");
+  if (P->modes) {
+    const size_t pe = P->plane * P->elem, celem = P->cplx ? sizeof(pscr_z) : sizeof(double);
+    P->mode_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
+    P->mode_planes = malloc(5 * pe);
+    P->mode_ip = malloc((size_t)P->mode_nt * ((size_t)(P->ib - P->ia) + 1) * 64 * celem);
+    /* Blocks of about 2^16 values (the sine transform's columns; one
+       call, and one table of twiddles, per block), 32 to 512 rows. */
+    P->mode_len = (size_t)P->n[P->ndim - 1];
+    P->mode_block = 32;
+    while (P->mode_block < 512 && 2 * P->mode_block * P->mode_len <= ((size_t)1 << 16))
+      P->mode_block *= 2;
+    P->mode_rows = malloc((size_t)P->mode_nt * (P->mode_block * celem + 8 * sizeof(double)) *
+                          P->mode_len);
+    if (!P->mode_planes || !P->mode_ip || !P->mode_rows)
+      return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the one-pass solve's planes");
   }
   /* Only complex plans without sine pencils transform by E itself. */
   for (int d = 0; d + 1 < P->ndim && (P->sine || !P->cplx); d++) {
@@ -342,7 +365,7 @@ static int pscr_slab_corners(const pscr_mpi_plan *P, int a, int b, pscr_z t, psc
 }
 
 /* The eigenvalue of transverse mode m: sigma = lambda2_i (+ lambda3_k). */
-static pscr_z pscr_mode_sigma(const pscr_mpi_plan *P, size_t m)
+pscr_z pscr_mpi_mode_sigma(const pscr_mpi_plan *P, size_t m)
 {
   if (P->ndim == 2)
     return P->lam[0][m];
@@ -374,7 +397,7 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
   pscr_z *ff = ll + ns + 1, *fl = ff + ns + 1;
   P->slab_margin = 1.0;
   for (size_t k = 0; k < nm && !st; k++) {
-    const pscr_z t = pscr_mode_sigma(P, (size_t)P->mb + k) + P->c;
+    const pscr_z t = pscr_mpi_mode_sigma(P, (size_t)P->mb + k) + P->c;
     for (int q = 0; q <= ns; q++) {
       const int a = q == 0 ? 0 : P->sep[q - 1] + 1, b = q == ns ? n1 : P->sep[q];
       empty[q] = b <= a;
@@ -720,6 +743,9 @@ void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
     free(P->Er[d]);
   }
   free(P->sine_scratch);
+  free(P->mode_planes);
+  free(P->mode_ip);
+  free(P->mode_rows);
   free(P->sep);
   free(P->mcount);
   free(P->inv_piv);

@@ -45,6 +45,19 @@ struct pscr_mpi_plan {
      sine_scratch: sine_nt threads' scratch (sine.h). */
   int sine, sine_nt;
   double *sscale[2], *Er[2], *sine_scratch;
+  /* The one-pass solve (mpi_modes.c): modes = 1 where host solves take it
+     (CPU ranks, more than one, unless PSCR_FLAG_MPI_LOCAL_PLANS); its
+     threads, five planes of dtype (the interior's end entries, the
+     exchanged terms, the previous separator), and per thread the inverse
+     pivots of a chunk of modes (interior rows x 64 compute-type values). */
+  int modes, mode_nt;
+  void *mode_planes, *mode_ip;
+  /* Per thread a block of mode_block rows of mode_len compute-type values
+     (the transforms along the contiguous dimension, mpi_modes.c; mode_len
+     = n2 in 2D, n3 in 3D); sine_order: the largest transverse order. */
+  void *mode_rows;
+  size_t mode_len, mode_block;
+  int sine_order;
 
   /* Modes: rank r owns [moff[r], moff[r] + mcount[r]); this rank [mb, me).
      The all-to-all counts and displacements (in modes) of the forward
@@ -77,5 +90,26 @@ struct pscr_mpi_plan {
 /* Every rank's status agreed: the lowest failing rank's status and message
    on every rank. */
 pscr_status pscr_mpi_agree(MPI_Comm comm, int rank, pscr_status st);
+
+/* The eigenvalue of transverse mode m: sigma = lambda2_i (+ lambda3_k),
+   m = i n3 + k (mpi_plan.c). */
+pscr_z pscr_mpi_mode_sigma(const pscr_mpi_plan *P, size_t m);
+
+/* mpi_solve.c, shared with the one-pass solve (mpi_modes.c): */
+/* Add the seconds since t0 to *acc; returns now. */
+double pscr_mpi_lap(double *acc, double t0);
+/* An MPI return code as a status naming the call. */
+pscr_status pscr_mpi_error(int rc, const char *what);
+/* A plane of dtype to the transverse modes (back = 0) or from them, in
+   place (work: a plane of dtype); sine pencils and real plans only. */
+void pscr_mpi_transform_plane(const pscr_mpi_plan *P, int back, void *x, void *work);
+/* The same for a complex plan's plane of double complex (work: a plane). */
+void pscr_mpi_transform(const pscr_mpi_plan *P, int back, pscr_z *z, pscr_z *work);
+/* Step 3 in the modes: z, this rank's separator's right-hand side in the
+   modes (where it has one), becomes the separator's solution: the two
+   all-to-alls and this rank's share of the per-mode Schur systems. */
+pscr_status pscr_mpi_separator_modes(pscr_mpi_plan *P, pscr_z *z);
+/* The one-pass solve in the transverse modes (mpi_modes.c; P->modes). */
+pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u);
 
 #endif

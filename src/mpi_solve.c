@@ -19,7 +19,7 @@
 #include "sine.h"
 
 /* Seconds since t0, added to *acc (pscr_mpi_info's stages); returns now. */
-static double pscr_mpi_lap(double *acc, double t0)
+double pscr_mpi_lap(double *acc, double t0)
 {
   const double t = MPI_Wtime();
   *acc += t - t0;
@@ -72,7 +72,7 @@ static void pscr_mpi_plane_sub(const pscr_mpi_plan *P, void *a, const void *b)
 
 /* The transverse transform of a plane in place (z: plane, work: plane):
    forward zhat = W_R^T z, backward z = W_R zhat; W_R^T = E2 (x) E3. */
-static void pscr_mpi_transform(const pscr_mpi_plan *P, int back, pscr_z *z, pscr_z *work)
+void pscr_mpi_transform(const pscr_mpi_plan *P, int back, pscr_z *z, pscr_z *work)
 {
   const pscr_z one = 1.0, zero = 0.0;
   const int n2 = P->n[1], n3 = P->n[2];
@@ -115,7 +115,7 @@ static void pscr_mpi_transpose(const double *a, double *b, int r, int c, int w, 
  * complex products' flops). Complex plans without sine pencils use
  * pscr_mpi_transform.
  */
-static void pscr_mpi_transform_plane(const pscr_mpi_plan *P, int back, void *x, void *work)
+void pscr_mpi_transform_plane(const pscr_mpi_plan *P, int back, void *x, void *work)
 {
   const int n2 = P->n[1], n3 = P->n[2], w = P->cplx ? 2 : 1;
   double *a = x, *t = work;
@@ -160,7 +160,7 @@ static void pscr_mpi_separator_solves(const pscr_mpi_plan *P)
   }
 }
 
-static pscr_status pscr_mpi_error(int rc, const char *what)
+pscr_status pscr_mpi_error(int rc, const char *what)
 {
   if (rc == MPI_SUCCESS)
     return PSCR_SUCCESS;
@@ -168,6 +168,25 @@ static pscr_status pscr_mpi_error(int rc, const char *what)
   int len = 0;
   MPI_Error_string(rc, msg, &len);
   return PSCR_ERROR(PSCR_ERROR_DEVICE, "%s failed: %s", what, msg);
+}
+
+pscr_status pscr_mpi_separator_modes(pscr_mpi_plan *P, pscr_z *z)
+{
+  double t = MPI_Wtime();
+  pscr_status st = pscr_mpi_error(MPI_Alltoallv(z, P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX,
+                                                P->zmodes, P->rcount, P->rdispl,
+                                                MPI_C_DOUBLE_COMPLEX, P->comm),
+                                  "MPI_Alltoallv (separators to modes)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if (st)
+    return st;
+  pscr_mpi_separator_solves(P);
+  t = pscr_mpi_lap(&P->t_separator, t);
+  st = pscr_mpi_error(MPI_Alltoallv(P->zmodes, P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, z,
+                                    P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
+                      "MPI_Alltoallv (modes to separators)");
+  pscr_mpi_lap(&P->t_exchange, t);
+  return st;
 }
 
 /* Steps 2 and 3: this rank's separator plane us (when it has one) from its
@@ -219,20 +238,9 @@ static pscr_status pscr_mpi_separators(pscr_mpi_plan *P, const char *fs, const c
       pscr_mpi_transform(P, 0, z, work);
   }
   t = pscr_mpi_lap(&P->t_separator, t);
-  st = pscr_mpi_error(MPI_Alltoallv(z, P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->zmodes,
-                                    P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
-                      "MPI_Alltoallv (separators to modes)");
-  t = pscr_mpi_lap(&P->t_exchange, t);
-  if (st)
+  if ((st = pscr_mpi_separator_modes(P, z)))
     return st;
-  pscr_mpi_separator_solves(P);
-  t = pscr_mpi_lap(&P->t_separator, t);
-  st = pscr_mpi_error(MPI_Alltoallv(P->zmodes, P->rcount, P->rdispl, MPI_C_DOUBLE_COMPLEX, z,
-                                    P->scount, P->sdispl, MPI_C_DOUBLE_COMPLEX, P->comm),
-                      "MPI_Alltoallv (modes to separators)");
-  t = pscr_mpi_lap(&P->t_exchange, t);
-  if (st)
-    return st;
+  t = MPI_Wtime();
   if (P->sep_row >= 0) {
     /* A real plan's modes are real (its Schur systems and right-hand
        sides are), so the real part may be taken before the transform. */
@@ -295,6 +303,8 @@ static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
     pscr_mpi_lap(&P->t_local, t);
     return pscr_mpi_agree(P->comm, P->rank, st);
   }
+  if (P->modes)
+    return pscr_mpi_agree(P->comm, P->rank, pscr_mpi_solve_modes(P, f, u));
   /* The first interior solve v goes to u's interior rows, which step 4
      overwrites; an in-place solve needs f there until then, so v goes to
      a slab of its own, allocated at the first in-place solve. A failure

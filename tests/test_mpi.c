@@ -7,8 +7,10 @@
  * ends: with one refinement step; unrefined only below 1e-12) and random
  * SPD pencils, 2D and 3D, balanced, uneven and one-row
  * ranges, in place; and bad input gives the same documented status on
- * every rank. With --backend cuda the ranks' local plans are CUDA plans
- * (host arrays), checked against the CPU's one-process solve. A plain MPI program (Check forks, which MPI does not allow):
+ * every rank. Both forms of the solve on CPU ranks: one pass in the
+ * transverse modes (the default) and two local solves
+ * (PSCR_FLAG_MPI_LOCAL_PLANS). With --backend cuda the ranks' local plans
+ * are CUDA plans (host arrays), checked against the CPU's one-process solve. A plain MPI program (Check forks, which MPI does not allow):
  * exit status 0 when every check passed.
  */
 #include <complex.h>
@@ -27,6 +29,9 @@ static int rank, nranks, failures;
 /* The ranks' local plans' backend: CPU, or CUDA with "--backend cuda" (host
    arrays; one device shared by the ranks). */
 static pscr_backend local_backend = PSCR_BACKEND_CPU;
+/* pscr_options.flags of every plan: 0 (CPU ranks: the one-pass solve in the
+   transverse modes), or PSCR_FLAG_MPI_LOCAL_PLANS (the two local solves). */
+static unsigned int form_flags;
 
 #define CHECK(cond, ...)                                                                        \
   do {                                                                                          \
@@ -136,6 +141,7 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   o.backend = local_backend;
   o.num_threads = 1;
   o.refine = refine;
+  o.flags = form_flags;
   pscr_mpi_plan *plan = NULL;
   pscr_status st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, dt, ndim, pen, shift, b, en, &o);
   CHECK(st == PSCR_SUCCESS, "%s: plan: %s (%s)", name, pscr_status_string(st), pscr_last_error());
@@ -369,15 +375,18 @@ static void resonant_slab(void)
     return;
   const double a1d[3] = {2, 4, 4}, a1o[2] = {-1, -1}, m1d[3] = {1, 1, 1}, one = 1, c = -3;
   const pscr_pencil pen[2] = {{3, a1d, a1o, m1d, NULL}, {1, &one, NULL, &one, NULL}};
+  pscr_options o;
+  pscr_options_init(&o);
+  o.flags = form_flags;
   pscr_mpi_plan *plan = NULL;
   pscr_status st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pen, &c,
-                                        rank ? 2 : 0, rank ? 3 : 2, NULL);
+                                        rank ? 2 : 0, rank ? 3 : 2, &o);
   CHECK(st == PSCR_ERROR_SINGULAR && plan == NULL, "resonant slab: %s (%s)",
         pscr_status_string(st), pscr_last_error());
   CHECK(strstr(pscr_last_error(), "resonance") != NULL, "resonant slab: message '%s'",
         pscr_last_error());
   st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pen, &c, rank ? 1 : 0,
-                            rank ? 3 : 1, NULL);
+                            rank ? 3 : 1, &o);
   CHECK(st == PSCR_SUCCESS, "slab moved: %s (%s)", pscr_status_string(st), pscr_last_error());
   if (st)
     return;
@@ -463,8 +472,16 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
-  model_cases();
-  resonant_slab();
+  /* Both forms of the host solve on CPU ranks (CUDA local plans take the
+     two-solve form either way). */
+  for (int form = 0; form < 2; form++) {
+    form_flags = form ? PSCR_FLAG_MPI_LOCAL_PLANS : 0;
+    if (rank == 0)
+      printf("-- %s\n", form ? "two local solves (PSCR_FLAG_MPI_LOCAL_PLANS)"
+                              : "one pass in the transverse modes");
+    model_cases();
+    resonant_slab();
+  }
   bad_input();
   int all = 0;
   MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -1,0 +1,294 @@
+/*
+ * The one-pass distributed solve (pscr_mpi_plan.modes; docs/distributed.md,
+ * "One pass in the transverse modes"): the method of DESIGN's section 6
+ * (docs/design.md has the single-process one) with the rank's slab taken
+ * to the transverse modes once, where every step is per mode:
+ *
+ *   1. every plane of the slab to the modes (the separators' transform:
+ *      sine transforms or products);
+ *   2. per mode, the first and last entries of the interior's J^-1 x, by
+ *      eliminations from the top and from the bottom (no full solve:
+ *      DESIGN's "only the rows next to a separator are needed");
+ *   3. the separators' right-hand sides (one plane from the next rank)
+ *      and their Schur systems per mode, as in mpi_solve.c, with no
+ *      transform (the planes are in the modes already);
+ *   4. per mode, the interior's tridiagonal solve with the separators'
+ *      terms (one plane from the previous rank);
+ *   5. every plane back.
+ *
+ * So a solve passes the slab's data about as often as one single-process
+ * solve by transforms does, where the two-solve form (mpi_solve.c) runs the
+ * local plan twice. Host arrays, CPU ranks.
+ */
+#include <cblas.h>
+#include <complex.h>
+#include <float.h>
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "mpi_plan.h"
+#include "sine.h"
+
+/* Modes per chunk of the per-mode solves: the inner loops' length. */
+#define PSCR_MODE_CHUNK 64
+
+#include "scalar_real.h"
+#include "mpi_modes_impl.h"
+#include "scalar_undef.h"
+
+#include "scalar_complex.h"
+#include "mpi_modes_impl.h"
+#include "scalar_undef.h"
+
+/* a: rows r < nr of nc elements of w reals (row stride lda reals); b: its
+   transpose, rows j < nc of nr elements (row stride ldb reals). to_a = 0:
+   b = a^T, else a = b^T. In 16 x 16 tiles, the element copy specialized
+   per w so that the tiles' loops stay simple. */
+#define PSCR_TILE_LOOP(W, DST, SRC)                                                         \
+  for (size_t r0 = 0; r0 < nr; r0 += 16)                                                    \
+    for (size_t j0 = 0; j0 < nc; j0 += 16) {                                                \
+      const size_t r1 = r0 + 16 < nr ? r0 + 16 : nr, j1 = j0 + 16 < nc ? j0 + 16 : nc;      \
+      for (size_t r = r0; r < r1; r++)                                                      \
+        for (size_t j = j0; j < j1; j++)                                                    \
+          for (size_t k = 0; k < (W); k++)                                                  \
+            DST = SRC;                                                                      \
+    }
+static void pscr_modes_tile(double *a, size_t lda, double *b, size_t ldb, size_t nr, size_t nc,
+                            size_t w, int to_a)
+{
+  if (w == 1 && !to_a)
+    PSCR_TILE_LOOP(1, b[j * ldb + r + k], a[r * lda + j + k])
+  else if (w == 1)
+    PSCR_TILE_LOOP(1, a[r * lda + j + k], b[j * ldb + r + k])
+  else if (!to_a)
+    PSCR_TILE_LOOP(2, b[j * ldb + 2 * r + k], a[r * lda + 2 * j + k])
+  else
+    PSCR_TILE_LOOP(2, a[r * lda + 2 * j + k], b[j * ldb + 2 * r + k])
+}
+#undef PSCR_TILE_LOOP
+
+/*
+ * The transform of transverse pencil d (0: dimension 2, 1: dimension 3)
+ * along the contiguous entries of nrows rows of L = n_{d+2} values (2D:
+ * every row of the slab is a whole plane; 3D: dimension 3 of every plane),
+ * in blocks of P->mode_block rows: sine pencils transposed into a
+ * thread's block buffer (L rows of the block's columns), sine-transformed
+ * there across the columns, and back, on the team; otherwise one product
+ * per block, X^ = X E^T (forward) or X = X^ E, through the buffer, BLAS's
+ * threads serving it.
+ */
+static void pscr_modes_transform_contig(const pscr_mpi_plan *P, int d, int back, char *x,
+                                        size_t nrows)
+{
+  const int L = P->n[d + 1], w = P->cplx ? 2 : 1;
+  const size_t rowb = (size_t)L * P->elem, nblock = (nrows + P->mode_block - 1) / P->mode_block;
+  if (P->sine) {
+    const size_t per = (P->mode_block * (size_t)w + 8) * P->mode_len;
+    const size_t sine_per = pscr_sine_scratch(P->sine_order);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(P->mode_nt) if (P->mode_nt > 1)
+    for (size_t q = 0; q < nblock; q++) {
+      const int me = omp_get_thread_num();
+      const size_t r0 = q * P->mode_block;
+      const size_t bw = nrows - r0 < P->mode_block ? nrows - r0 : P->mode_block;
+      double *buf = (double *)P->mode_rows + (size_t)me * per;
+      double *a = (double *)(void *)(x + r0 * rowb);
+      /* The buffer's rows padded by 8 reals: no power-of-two stride. */
+      const size_t ldb = bw * (size_t)w + 8, lw = (size_t)L * (size_t)w;
+      pscr_modes_tile(a, lw, buf, ldb, bw, (size_t)L, (size_t)w, 0);
+      pscr_sine_d(L, 1, 0, ldb, bw * w, buf, P->sscale[d], back, 1,
+                  P->sine_scratch + (size_t)me * sine_per);
+      pscr_modes_tile(a, lw, buf, ldb, bw, (size_t)L, (size_t)w, 1);
+    }
+    return;
+  }
+  for (size_t q = 0; q < nblock; q++) {
+    const size_t r0 = q * P->mode_block;
+    const int bw = (int)(nrows - r0 < P->mode_block ? nrows - r0 : P->mode_block);
+    char *a = x + r0 * rowb;
+    if (!P->cplx) {
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, back ? CblasNoTrans : CblasTrans, bw, L, L, 1.0,
+                  (const double *)(void *)a, L, P->Er[d], L, 0.0, P->mode_rows, L);
+    } else {
+      const pscr_z one = 1, zero = 0;
+      cblas_zgemm(CblasRowMajor, CblasNoTrans, back ? CblasNoTrans : CblasTrans, bw, L, L, &one,
+                  a, L, P->E[d], L, &zero, P->mode_rows, L);
+    }
+    memcpy(a, P->mode_rows, (size_t)bw * rowb);
+  }
+}
+
+/* Dimension 2 of every plane of a 3D slab: E2 times each n2 x n3 plane
+   (xhat = E2 X, back X = E2^T xhat). Sine pencils in one call over the
+   slab (the columns are contiguous); otherwise a product per plane. */
+static void pscr_modes_transform_dim2(const pscr_mpi_plan *P, int back, char *x, size_t rows)
+{
+  const int n2 = P->n[1], n3 = P->n[2], w = P->cplx ? 2 : 1;
+  const size_t pe = P->plane * P->elem;
+  if (P->sine) {
+    pscr_sine_d(n2, rows, P->plane * (size_t)w, (size_t)n3 * (size_t)w, (size_t)n3 * (size_t)w,
+                (double *)(void *)x, P->sscale[0], back, P->sine_nt, P->sine_scratch);
+    return;
+  }
+  for (size_t r = 0; r < rows; r++) {
+    char *a = x + r * pe;
+    if (!P->cplx) {
+      cblas_dgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n2, n3, n2, 1.0,
+                  P->Er[0], n2, (const double *)(void *)a, n3, 0.0, (double *)P->zplane, n3);
+    } else {
+      const pscr_z one = 1, zero = 0;
+      cblas_zgemm(CblasRowMajor, back ? CblasTrans : CblasNoTrans, CblasNoTrans, n2, n3, n2, &one,
+                  P->E[0], n2, a, n3, &zero, P->zplane, n3);
+    }
+    memcpy(a, P->zplane, pe);
+  }
+}
+
+/* Every plane of the slab's rows [0, rows) to the modes or back (mode
+   (k2, k3) at k2 n3 + k3, as the separators' planes). */
+static void pscr_modes_transform_slab(const pscr_mpi_plan *P, int back, char *x, size_t rows)
+{
+  if (P->ndim == 2) {
+    pscr_modes_transform_contig(P, 0, back, x, rows);
+    return;
+  }
+  pscr_modes_transform_dim2(P, back, x, rows);
+  pscr_modes_transform_contig(P, 1, back, x, rows * (size_t)P->n[1]);
+}
+
+/* Phase A over every mode chunk on the team; the first failing mode + 1. */
+static size_t pscr_modes_ends(const pscr_mpi_plan *P, const void *x, void *vf, void *vl)
+{
+  const size_t pl = P->plane, nchunk = (pl + PSCR_MODE_CHUNK - 1) / PSCR_MODE_CHUNK;
+  /* The least failing mode + 1 by a min reduction (a named critical
+     section would be a global symbol of the library). */
+  size_t bad = SIZE_MAX;
+#pragma omp parallel for schedule(static) num_threads(P->mode_nt) if (P->mode_nt > 1) \
+    reduction(min : bad)
+  for (size_t q = 0; q < nchunk; q++) {
+    const size_t m0 = q * PSCR_MODE_CHUNK;
+    const int w = (int)(pl - m0 < PSCR_MODE_CHUNK ? pl - m0 : PSCR_MODE_CHUNK);
+    const size_t b = P->cplx ? mode_ends_z(P, x, vf, vl, m0, w) : mode_ends_d(P, x, vf, vl, m0, w);
+    if (b && b < bad)
+      bad = b;
+  }
+  return bad == SIZE_MAX ? 0 : bad;
+}
+
+/* Phase B over every mode chunk on the team. */
+static void pscr_modes_solve(const pscr_mpi_plan *P, void *x, const void *usl, const void *us)
+{
+  const size_t pl = P->plane, nchunk = (pl + PSCR_MODE_CHUNK - 1) / PSCR_MODE_CHUNK;
+  const size_t per = (size_t)(P->ib - P->ia) * PSCR_MODE_CHUNK;
+#pragma omp parallel for schedule(static) num_threads(P->mode_nt) if (P->mode_nt > 1)
+  for (size_t q = 0; q < nchunk; q++) {
+    const size_t m0 = q * PSCR_MODE_CHUNK;
+    const int w = (int)(pl - m0 < PSCR_MODE_CHUNK ? pl - m0 : PSCR_MODE_CHUNK);
+    const int me = omp_get_thread_num();
+    if (P->cplx)
+      mode_solve_z(P, x, usl, us, m0, w, (pscr_z *)P->mode_ip + (size_t)me * per);
+    else
+      mode_solve_d(P, x, usl, us, m0, w, (double *)P->mode_ip + (size_t)me * per);
+  }
+}
+
+/* out = J(s_left, ia) v_first per mode (step 2's term for the previous
+   rank), or g = x_s - in - J(s, s-1) v_last (this rank's separator) into
+   z; dtype planes, z double complex. */
+static void pscr_modes_terms(const pscr_mpi_plan *P, const void *vf, const void *vl, void *out,
+                             const void *xs, const void *in, pscr_z *z, int nI)
+{
+  const size_t pl = P->plane;
+  for (size_t m = 0; m < pl; m++) {
+    const pscr_z t = pscr_mpi_mode_sigma(P, m) + P->c;
+    const pscr_z v_first = P->cplx ? ((const pscr_z *)vf)[m] : ((const double *)vf)[m];
+    const pscr_z v_last = P->cplx ? ((const pscr_z *)vl)[m] : ((const double *)vl)[m];
+    if (out && P->cplx)
+      ((pscr_z *)out)[m] = (P->a1o[P->ia - 1] + t * P->m1o[P->ia - 1]) * v_first;
+    else if (out)
+      ((double *)out)[m] = creal((P->a1o[P->ia - 1] + t * P->m1o[P->ia - 1]) * v_first);
+    if (z) {
+      pscr_z g = P->cplx ? ((const pscr_z *)xs)[m] : ((const double *)xs)[m];
+      g -= P->cplx ? ((const pscr_z *)in)[m] : ((const double *)in)[m];
+      if (nI)
+        g -= (P->a1o[P->sep_row - 1] + t * P->m1o[P->sep_row - 1]) * v_last;
+      z[m] = g;
+    }
+  }
+}
+
+pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u)
+{
+  const size_t e = P->elem, pl = P->plane, pe = pl * e, rows = P->rows;
+  const int nI = P->ib - P->ia;
+  const int words = (int)(pe / sizeof(double));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  char *x = u, *vf = P->mode_planes, *vl = vf + pe, *out = vl + pe, *in = out + pe;
+  char *usl = in + pe;
+  double t = MPI_Wtime();
+  if (u != f)
+    memcpy(u, f, rows * pe);
+  /* 1-2: the slab to the modes; the interior's end entries. */
+  pscr_modes_transform_slab(P, 0, x, rows);
+  pscr_status st = PSCR_SUCCESS;
+  const size_t bad = nI ? pscr_modes_ends(P, x, vf, vl) : 0;
+  if (bad)
+    st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                    "rank %d's interior rows %d..%d are singular for transverse mode %zu (a "
+                    "pivot at rounding level: the slab at resonance): choose other row ranges",
+                    P->rank, P->ia, P->ib - 1, bad - 1);
+  t = pscr_mpi_lap(&P->t_local, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  /* 2-3: the previous separator's term from this rank's first interior row
+     (none where the interior is empty), this rank's separator. */
+  if (left != MPI_PROC_NULL) {
+    if (nI)
+      pscr_modes_terms(P, vf, vl, out, NULL, NULL, NULL, nI);
+    else
+      memset(out, 0, pe);
+  }
+  memset(in, 0, pe);
+  t = pscr_mpi_lap(&P->t_separator, t);
+  st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 5,
+                                   in, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 5,
+                                   P->comm, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv (separator terms)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  pscr_z *z = P->zplane;
+  if (P->sep_row >= 0)
+    pscr_modes_terms(P, vf, vl, NULL, x + (size_t)nI * pe, in, z, nI);
+  t = pscr_mpi_lap(&P->t_separator, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separator_modes(P, z))))
+    return st;
+  t = MPI_Wtime();
+  if (P->sep_row >= 0)
+    for (size_t m = 0; m < pl; m++) {
+      if (P->cplx)
+        ((pscr_z *)(void *)(x + (size_t)nI * pe))[m] = z[m];
+      else
+        ((double *)(void *)(x + (size_t)nI * pe))[m] = creal(z[m]);
+    }
+  /* 4: the separators' planes (in the modes) to the next rank; the
+     interior's solve with both separators' terms. */
+  st = pscr_mpi_error(MPI_Sendrecv(x + (size_t)nI * pe, right != MPI_PROC_NULL ? words : 0,
+                                   MPI_DOUBLE, right, 6, usl, left != MPI_PROC_NULL ? words : 0,
+                                   MPI_DOUBLE, left, 6, P->comm, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv (separator planes)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  if (nI)
+    pscr_modes_solve(P, x, left != MPI_PROC_NULL ? usl : NULL,
+                     P->sep_row >= 0 ? x + (size_t)nI * pe : NULL);
+  /* 5: every plane back. */
+  pscr_modes_transform_slab(P, 1, x, rows);
+  pscr_mpi_lap(&P->t_local, t);
+  return PSCR_SUCCESS;
+}
