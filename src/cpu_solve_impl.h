@@ -650,8 +650,16 @@ static int PSCR_SUF(solve_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SC
 static pscr_status PSCR_SUF(cpu_solve)(pscr_plan *p, const void *f, void *u, int nt)
 {
   PSCR_SCALAR *x = u;
-  if (u != f)
-    memcpy(u, f, p->total * sizeof *x);
+  if (u != f) {
+    /* f -> u on the team: one thread's copy of a large vector costs a
+       memory pass that the fast transforms' solves would notice. */
+    const size_t block = (size_t)1 << 15, nblock = (p->total + block - 1) / block;
+#pragma omp parallel for schedule(static) num_threads(nt) if (nt > 1 && nblock > 1)
+    for (size_t b = 0; b < nblock; b++) {
+      const size_t t0 = b * block, len = p->total - t0 < block ? p->total - t0 : block;
+      memcpy(x + t0, (const PSCR_SCALAR *)f + t0, len * sizeof *x);
+    }
+  }
   PSCR_SCALAR c = p->shift[0];
 #if PSCR_IS_COMPLEX
   c = CMPLX(p->shift[0], p->shift[1]);
