@@ -204,17 +204,21 @@ static void pscr_modes_terms(const pscr_mpi_plan *P, const void *vf, const void 
   const size_t pl = P->plane;
   for (size_t m = 0; m < pl; m++) {
     const pscr_z t = pscr_mpi_mode_sigma(P, m) + P->c;
-    const pscr_z v_first = P->cplx ? ((const pscr_z *)vf)[m] : ((const double *)vf)[m];
-    const pscr_z v_last = P->cplx ? ((const pscr_z *)vl)[m] : ((const double *)vl)[m];
-    if (out && P->cplx)
-      ((pscr_z *)out)[m] = (P->a1o[P->ia - 1] + t * P->m1o[P->ia - 1]) * v_first;
-    else if (out)
-      ((double *)out)[m] = creal((P->a1o[P->ia - 1] + t * P->m1o[P->ia - 1]) * v_first);
+    if (out) {
+      const pscr_z v_first = P->cplx ? ((const pscr_z *)vf)[m] : ((const double *)vf)[m];
+      const pscr_z term = (P->a1o[P->ia - 1] + t * P->m1o[P->ia - 1]) * v_first;
+      if (P->cplx)
+        ((pscr_z *)out)[m] = term;
+      else
+        ((double *)out)[m] = creal(term);
+    }
     if (z) {
       pscr_z g = P->cplx ? ((const pscr_z *)xs)[m] : ((const double *)xs)[m];
       g -= P->cplx ? ((const pscr_z *)in)[m] : ((const double *)in)[m];
-      if (nI)
+      if (nI) {
+        const pscr_z v_last = P->cplx ? ((const pscr_z *)vl)[m] : ((const double *)vl)[m];
         g -= (P->a1o[P->sep_row - 1] + t * P->m1o[P->sep_row - 1]) * v_last;
+      }
       z[m] = g;
     }
   }
