@@ -416,6 +416,37 @@ static void PSCR_SUF(swap_rows)(const PSCR_SCALAR *a, PSCR_SCALAR *b, int n_rows
 }
 
 /*
+ * The n1 n2 rows along dimension 3 of 3D transform x transform, over the
+ * team: y holds n_out blocks of T entries, block o its n_lane rows of n3
+ * (row (o, k) at y + o T + k n3), solved with shift (c + lambda1) +
+ * lambda2 of the row's modes: lam_out[o] and lam_lane[k], which are
+ * lambda1 and lambda2 where out_is_1, else the other way round. A failing
+ * row is recorded as mode k of dimension rec_d + 1.
+ */
+static int PSCR_SUF(transform_tt_rows)(const pscr_plan *p, PSCR_SCALAR c, PSCR_SCALAR *y,
+                                       size_t T, int n_out, int n_lane,
+                                       const PSCR_SCALAR *lam_out, const PSCR_SCALAR *lam_lane,
+                                       int out_is_1, int rec_d, int nt)
+{
+  const size_t n3 = (size_t)p->n[2];
+  const int per = (n_lane + PSCR_LANES - 1) / PSCR_LANES, groups = n_out * per;
+  int bad = 0;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) reduction(| : bad)
+  for (int q = 0; q < groups; q++) {
+    const int me = omp_get_thread_num(), o = q / per, l0 = q % per * PSCR_LANES;
+    const int lanes = n_lane - l0 < PSCR_LANES ? n_lane - l0 : PSCR_LANES;
+    PSCR_SCALAR shift[PSCR_LANES];
+    for (int l = 0; l < PSCR_LANES; l++) {
+      const PSCR_SCALAR lk = lam_lane[l0 + (l < lanes ? l : 0)];
+      shift[l] = out_is_1 ? (c + lam_out[o]) + lk : (c + lk) + lam_out[o];
+    }
+    bad |= PSCR_SUF(transform_rows)(p, 1, y + (size_t)o * T + (size_t)l0 * n3, l0, lanes, shift,
+                                    me, rec_d);
+  }
+  return bad;
+}
+
+/*
  * 3D with both reduced dimensions transformed, from the top, in five BLAS
  * products' worth of passes: g = E1 x (g[l][m][k]: l the eigenvector of
  * dimension 1); x = g with its first two indices swapped (x[m][l][k]);
@@ -438,18 +469,8 @@ static int PSCR_SUF(transform_tt)(const pscr_plan *p, PSCR_SCALAR c, PSCR_SCALAR
   PSCR_SUF(pscr_gemm)(0, n0, S, E1, x, g);
   PSCR_SUF(swap_rows)(g, x, n0, n1, n2, nt);
   PSCR_SUF(pscr_gemm)(0, n1, T, E2, x, g);
-  const int per = (n0 + PSCR_LANES - 1) / PSCR_LANES, groups = n1 * per;
-  int bad = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) reduction(| : bad)
-  for (int q = 0; q < groups; q++) {
-    const int me = omp_get_thread_num(), i = q / per, l0 = q % per * PSCR_LANES;
-    const int lanes = n0 - l0 < PSCR_LANES ? n0 - l0 : PSCR_LANES;
-    PSCR_SCALAR shift[PSCR_LANES];
-    for (int l = 0; l < PSCR_LANES; l++)
-      shift[l] = (c + lam1[l0 + (l < lanes ? l : 0)]) + lam2[i];
-    bad |= PSCR_SUF(transform_rows)(p, 1, g + (size_t)i * T + (size_t)l0 * n2, l0, lanes, shift,
-                                    me, 0);
-  }
+  /* g[i][l][k]: dimension 2's mode i outside, dimension 1's l in lanes. */
+  const int bad = PSCR_SUF(transform_tt_rows)(p, c, g, T, n1, n0, lam2, lam1, 0, 0, nt);
   PSCR_SUF(pscr_gemm)(1, n1, T, E2, g, x);
   PSCR_SUF(swap_rows)(x, g, n1, n0, n2, nt);
   PSCR_SUF(pscr_gemm)(1, n0, S, E1, g, x);
@@ -470,72 +491,26 @@ static int PSCR_SUF(transform_tt_sine)(const pscr_plan *p, PSCR_SCALAR c, PSCR_S
   const PSCR_SCALAR *lam1 = p->lambda[0], *lam2 = p->lambda[1];
   PSCR_SUF(pscr_sine_apply)(p, 0, x, 1, 0, S, S, 0, nt, 0);
   PSCR_SUF(pscr_sine_apply)(p, 1, x, (size_t)n0, S, (size_t)n2, (size_t)n2, 0, nt, 0);
-  const int per = (n1 + PSCR_LANES - 1) / PSCR_LANES, groups = n0 * per;
-  int bad = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (nt > 1) reduction(| : bad)
-  for (int q = 0; q < groups; q++) {
-    const int me = omp_get_thread_num(), k1 = q / per, l0 = q % per * PSCR_LANES;
-    const int lanes = n1 - l0 < PSCR_LANES ? n1 - l0 : PSCR_LANES;
-    PSCR_SCALAR shift[PSCR_LANES];
-    for (int l = 0; l < PSCR_LANES; l++)
-      shift[l] = (c + lam1[k1]) + lam2[l0 + (l < lanes ? l : 0)];
-    bad |= PSCR_SUF(transform_rows)(p, 1, x + (size_t)k1 * S + (size_t)l0 * n2, l0, lanes, shift,
-                                    me, 1);
-  }
+  /* x[k1][k2][k]: dimension 1's mode k1 outside, dimension 2's k2 in lanes. */
+  const int bad = PSCR_SUF(transform_tt_rows)(p, c, x, S, n0, n1, lam1, lam2, 1, 1, nt);
   PSCR_SUF(pscr_sine_apply)(p, 1, x, (size_t)n0, S, (size_t)n2, (size_t)n2, 1, nt, 0);
   PSCR_SUF(pscr_sine_apply)(p, 0, x, 1, 0, S, S, 1, nt, 0);
   return bad;
 }
 
 /*
- * Dimension d's transform by the fast sine transform (pscr_cpu_sine), in
- * place: the rows of G = E X overwrite X, are solved there, and X = E^T G
- * overwrites them. At dimension 1 on the team, deeper in the calling
- * thread `owner`.
+ * The n_d rows of a transform's coefficients g (row k at g + k S), each
+ * solved in place by the remaining dimensions with shift c + lambda_k: the
+ * last dimension's rows by the interleaved Thomas solver PSCR_LANES at a
+ * time, deeper rows as whole problems of their own. At dimension 1 on the
+ * team (rows as they come), deeper in the calling thread `owner`.
  */
-static int PSCR_SUF(transform_sine)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
-                                    int owner, int nt)
+static int PSCR_SUF(transform_coeff_rows)(const pscr_plan *p, int d, PSCR_SCALAR c,
+                                          PSCR_SCALAR *g, int owner, int nt)
 {
   const int n = p->n[d], top = d == 0, last = d + 1 == p->ndim - 1;
   const size_t S = pscr_plan_slab(p, d);
   const PSCR_SCALAR *lam = p->lambda[d];
-  const int tnt = top ? nt : 1;
-  PSCR_SUF(pscr_sine_apply)(p, d, x, 1, 0, S, S, 0, tnt, owner);
-  const int step = last ? PSCR_LANES : 1, groups = (n + step - 1) / step;
-  int bad = 0;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (top && nt > 1) reduction(| : bad)
-  for (int q = 0; q < groups; q++) {
-    const int me = top ? omp_get_thread_num() : owner;
-    const int k0 = q * step, lanes = n - k0 < step ? n - k0 : step;
-    if (!last) {
-      bad |= PSCR_SUF(solve_dim)(p, d + 1, c + lam[k0], x + (size_t)k0 * S, me, 1);
-      continue;
-    }
-    PSCR_SCALAR shift[PSCR_LANES];
-    for (int l = 0; l < PSCR_LANES; l++)
-      shift[l] = c + lam[k0 + (l < lanes ? l : 0)];
-    bad |= PSCR_SUF(transform_rows)(p, d, x + (size_t)k0 * S, k0, lanes, shift, me, d);
-  }
-  PSCR_SUF(pscr_sine_apply)(p, d, x, 1, 0, S, S, 1, tnt, owner);
-  return bad;
-}
-
-static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
-                                   int owner, int nt)
-{
-  const pscr_cpu_ws *ws = p->backend_data;
-  if (d == 0 && p->ndim == 3 && p->method[1] == PSCR_METHOD_TRANSFORM)
-    return ws->sine[0] ? PSCR_SUF(transform_tt_sine)(p, c, x, nt)
-                       : PSCR_SUF(transform_tt)(p, c, x, nt);
-  if (ws->sine[d])
-    return PSCR_SUF(transform_sine)(p, d, c, x, owner, nt);
-  const int n = p->n[d], top = d == 0, last = d + 1 == p->ndim - 1;
-  const size_t S = pscr_plan_slab(p, d);
-  const PSCR_SCALAR *E = p->w[d], *lam = p->lambda[d];
-  PSCR_SCALAR *g = (PSCR_SCALAR *)ws->tf_buf[d] + (size_t)(top ? 0 : owner) * ws->tf_stride[d];
-  PSCR_SUF(pscr_gemm)(0, n, S, E, x, g);
-  /* The last dimension's rows go through the interleaved Thomas solver
-     PSCR_LANES at a time; deeper rows are whole problems of their own. */
   const int step = last ? PSCR_LANES : 1, groups = (n + step - 1) / step;
   int bad = 0;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nt) if (top && nt > 1) reduction(| : bad)
@@ -551,6 +526,31 @@ static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSC
       shift[l] = c + lam[k0 + (l < lanes ? l : 0)];
     bad |= PSCR_SUF(transform_rows)(p, d, g + (size_t)k0 * S, k0, lanes, shift, me, d);
   }
+  return bad;
+}
+
+static int PSCR_SUF(transform_dim)(const pscr_plan *p, int d, PSCR_SCALAR c, PSCR_SCALAR *x,
+                                   int owner, int nt)
+{
+  const pscr_cpu_ws *ws = p->backend_data;
+  if (d == 0 && p->ndim == 3 && p->method[1] == PSCR_METHOD_TRANSFORM)
+    return ws->sine[0] ? PSCR_SUF(transform_tt_sine)(p, c, x, nt)
+                       : PSCR_SUF(transform_tt)(p, c, x, nt);
+  const int top = d == 0, n = p->n[d];
+  const size_t S = pscr_plan_slab(p, d);
+  if (ws->sine[d]) {
+    /* The fast sine transform (pscr_cpu_sine), in place: the rows of G =
+       E X overwrite X, are solved there, and X = E^T G overwrites them. */
+    const int tnt = top ? nt : 1;
+    PSCR_SUF(pscr_sine_apply)(p, d, x, 1, 0, S, S, 0, tnt, owner);
+    const int bad = PSCR_SUF(transform_coeff_rows)(p, d, c, x, owner, nt);
+    PSCR_SUF(pscr_sine_apply)(p, d, x, 1, 0, S, S, 1, tnt, owner);
+    return bad;
+  }
+  const PSCR_SCALAR *E = p->w[d];
+  PSCR_SCALAR *g = (PSCR_SCALAR *)ws->tf_buf[d] + (size_t)(top ? 0 : owner) * ws->tf_stride[d];
+  PSCR_SUF(pscr_gemm)(0, n, S, E, x, g);
+  const int bad = PSCR_SUF(transform_coeff_rows)(p, d, c, g, owner, nt);
   PSCR_SUF(pscr_gemm)(1, n, S, E, g, x);
   return bad;
 }

@@ -26,59 +26,60 @@ static void PSCR_SUF(mode_shifts)(const pscr_mpi_plan *P, size_t m0, int w, PSCR
 }
 
 /*
+ * One elimination over the interior rows of modes m0 .. m0 + w - 1, from
+ * the top (down = 1: the last entry of J_II^-1 x_I, z / p at the last row)
+ * or from the bottom (the first entry), into v. Returns the first mode + 1
+ * whose pivot falls to the rounding level of its terms (the slab at
+ * resonance for that mode), else 0.
+ */
+static size_t PSCR_SUF(mode_sweep)(const pscr_mpi_plan *P, const PSCR_SCALAR *x,
+                                   const PSCR_SCALAR *tv, size_t m0, int w, int down,
+                                   PSCR_SCALAR *v)
+{
+  const int ia = P->ia, nI = P->ib - P->ia;
+  const size_t pl = P->plane;
+  PSCR_SCALAR p[PSCR_MODE_CHUNK], z[PSCR_MODE_CHUNK];
+  size_t bad = 0;
+  const int r0 = down ? 0 : nI - 1;
+  for (int k = 0; k < w; k++) {
+    p[k] = PSCR_SUF(mode_jd)(P, ia + r0, tv[k]);
+    z[k] = x[(size_t)r0 * pl + m0 + (size_t)k];
+    if (!bad && !(PSCR_ABS1(p[k]) > 0))
+      bad = m0 + (size_t)k + 1;
+  }
+  for (int step = 1; step < nI; step++) {
+    /* Row r, coupled to the row eliminated before it through J(r, r -+ 1). */
+    const int r = down ? step : nI - 1 - step, link = down ? ia + r - 1 : ia + r;
+    const PSCR_SCALAR *xr = x + (size_t)r * pl + m0;
+    for (int k = 0; k < w; k++) {
+      const PSCR_SCALAR o = PSCR_SUF(mode_jo)(P, link, tv[k]),
+                        d = PSCR_SUF(mode_jd)(P, ia + r, tv[k]);
+      const PSCR_SCALAR l = o / p[k], lo = l * o, piv = d - lo;
+      if (!bad && !(PSCR_ABS1(piv) > PSCR_EPS * (PSCR_ABS1(d) + PSCR_ABS1(lo))))
+        bad = m0 + (size_t)k + 1;
+      z[k] = xr[k] - l * z[k];
+      p[k] = piv;
+    }
+  }
+  for (int k = 0; k < w; k++)
+    v[m0 + (size_t)k] = z[k] / p[k];
+  return bad;
+}
+
+/*
  * Phase A: the first and last entries of J_II^-1 x_I per mode, without the
- * rest: an elimination from the top gives the last (x_last = z / p), one
- * from the bottom the first. x: the interior rows (nI >= 1). Returns the
- * first failing mode + 1 (a pivot at the rounding level of its terms: the
- * slab at resonance for that mode), else 0.
+ * rest: an elimination from the top gives the last, one from the bottom
+ * the first. x: the interior rows (nI >= 1). Returns the first failing
+ * mode + 1, else 0.
  */
 static size_t PSCR_SUF(mode_ends)(const pscr_mpi_plan *P, const PSCR_SCALAR *x, PSCR_SCALAR *vf,
                                   PSCR_SCALAR *vl, size_t m0, int w)
 {
-  const int ia = P->ia, nI = P->ib - P->ia;
-  const size_t pl = P->plane;
-  PSCR_SCALAR tv[PSCR_MODE_CHUNK], p[PSCR_MODE_CHUNK], z[PSCR_MODE_CHUNK];
-  size_t bad = 0;
+  PSCR_SCALAR tv[PSCR_MODE_CHUNK];
   PSCR_SUF(mode_shifts)(P, m0, w, tv);
-  for (int k = 0; k < w; k++) {
-    p[k] = PSCR_SUF(mode_jd)(P, ia, tv[k]);
-    z[k] = x[m0 + (size_t)k];
-    if (!bad && !(PSCR_ABS1(p[k]) > 0))
-      bad = m0 + (size_t)k + 1;
-  }
-  for (int i = 1; i < nI; i++) {
-    const PSCR_SCALAR *xi = x + (size_t)i * pl + m0;
-    for (int k = 0; k < w; k++) {
-      const PSCR_SCALAR o = PSCR_SUF(mode_jo)(P, ia + i - 1, tv[k]),
-                        d = PSCR_SUF(mode_jd)(P, ia + i, tv[k]);
-      const PSCR_SCALAR l = o / p[k], lo = l * o, piv = d - lo;
-      if (!bad && !(PSCR_ABS1(piv) > PSCR_EPS * (PSCR_ABS1(d) + PSCR_ABS1(lo))))
-        bad = m0 + (size_t)k + 1;
-      z[k] = xi[k] - l * z[k];
-      p[k] = piv;
-    }
-  }
-  for (int k = 0; k < w; k++)
-    vl[m0 + (size_t)k] = z[k] / p[k];
-  for (int k = 0; k < w; k++) {
-    p[k] = PSCR_SUF(mode_jd)(P, ia + nI - 1, tv[k]);
-    z[k] = x[(size_t)(nI - 1) * pl + m0 + (size_t)k];
-  }
-  for (int i = nI - 2; i >= 0; i--) {
-    const PSCR_SCALAR *xi = x + (size_t)i * pl + m0;
-    for (int k = 0; k < w; k++) {
-      const PSCR_SCALAR o = PSCR_SUF(mode_jo)(P, ia + i, tv[k]),
-                        d = PSCR_SUF(mode_jd)(P, ia + i, tv[k]);
-      const PSCR_SCALAR l = o / p[k], lo = l * o, piv = d - lo;
-      if (!bad && !(PSCR_ABS1(piv) > PSCR_EPS * (PSCR_ABS1(d) + PSCR_ABS1(lo))))
-        bad = m0 + (size_t)k + 1;
-      z[k] = xi[k] - l * z[k];
-      p[k] = piv;
-    }
-  }
-  for (int k = 0; k < w; k++)
-    vf[m0 + (size_t)k] = z[k] / p[k];
-  return bad;
+  const size_t a = PSCR_SUF(mode_sweep)(P, x, tv, m0, w, 1, vl);
+  const size_t b = PSCR_SUF(mode_sweep)(P, x, tv, m0, w, 0, vf);
+  return a && b ? (a < b ? a : b) : a ? a : b;
 }
 
 /*
