@@ -37,6 +37,7 @@ enum { MAX_SIZES = 16 };
 typedef struct options {
   int sizes[2][MAX_SIZES], nsizes[2];
   int repeat, threads, weak, backend, devices, planner, device_arrays, baseline;
+  unsigned int flags; /* --flags: pscr_options.flags of pscr's plans */
   const char *csv;
 } options;
 
@@ -46,7 +47,8 @@ static void usage(FILE *out)
           "usage: mpiexec -n P pscr-dist-bench [--2d N,N,..|none] [--3d N,N,..|none]\n"
           "                      [--repeat R] [--threads T] [--weak] [--backend cpu|cuda]\n"
           "                      [--devices K] [--planner none|estimate|measure]\n"
-          "                      [--device-arrays] [--baseline] [--csv FILE]\n"
+          "                      [--device-arrays] [--baseline] [--flags NAME,...]\n"
+          "                      [--csv FILE]\n"
           "  Distributed Dirichlet Poisson (eq. 31) solves over the started ranks,\n"
           "  dimension 1 split evenly (pscr_mpi_split): N^2 or N^3 unknowns (--weak:\n"
           "  n1 = N P). N in 2..65536, at most %d sizes; R >= 1 (default 5); T >= 1\n"
@@ -60,6 +62,10 @@ static void usage(FILE *out)
           "  along the last dimension), timed the same way, its answer held to the\n"
           "  same backward-error bound (%g); rows of method 'transpose'. Its\n"
           "  OpenMP threads: T, by default the node's processors over its ranks.\n"
+          "  --flags: pscr_options.flags of pscr's plans by name (docs/user-guide.md),\n"
+          "  e.g. mpi-local-plans: CPU ranks solve their interiors twice instead of\n"
+          "  one pass in the transverse modes; pscr's rows are then of method\n"
+          "  'pscr-local' (CUDA local plans always take that form).\n"
           "Exit status: 0, 1 when a case failed or a baseline's answer was\n"
           "rejected, 2 on a bad command line or an unwritable FILE.\n",
           MAX_SIZES, BERR_BOUND);
@@ -121,7 +127,9 @@ static int parse_args(int argc, char **argv, options *o, int talk)
     } else if (cli_is(&c, "--backend")) {
       static const char *const names[] = {"cpu", "cuda"};
       bad = cli_choice(&c, names, 2, &o->backend);
-    } else if (cli_is(&c, "--csv"))
+    } else if (cli_is(&c, "--flags"))
+      bad = cli_flags(&c, &o->flags);
+    else if (cli_is(&c, "--csv"))
       bad = !(o->csv = cli_value(&c));
     else
       ret = cli_unknown(&c);
@@ -139,6 +147,14 @@ static int parse_args(int argc, char **argv, options *o, int talk)
 }
 
 static int rank, nranks;
+
+/* pscr's rows: "pscr" for one pass in the transverse modes (CPU ranks),
+   "pscr-local" for the two local solves (PSCR_FLAG_MPI_LOCAL_PLANS, or
+   CUDA local plans). */
+static const char *pscr_method_name(const options *o)
+{
+  return o->backend || (o->flags & PSCR_FLAG_MPI_LOCAL_PLANS) ? "pscr-local" : "pscr";
+}
 
 static double median(double *x, int n)
 {
@@ -206,7 +222,7 @@ static void report(const options *o, FILE *csv, const char *what, const char *me
 {
   if (rank != 0)
     return;
-  printf("%-24s %-9s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %10.2e%s\n", what, method, nranks,
+  printf("%-24s %-10s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %10.2e%s\n", what, method, nranks,
          1e3 * setup, ms[0], ms[1], ms[2], ms[3], bytes, berr, verdict);
   if (csv)
     fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e,%s\n", ndim,
@@ -232,7 +248,7 @@ static int run_transpose(const options *o, const pscr_problem *pb, const int *n3
                              o->threads, msg, sizeof msg);
   if (st) {
     if (rank == 0)
-      printf("%-24s %-9s %s: %s\n", what, "transpose",
+      printf("%-24s %-10s %s: %s\n", what, "transpose",
              st == PSCR_ERROR_NOT_SUPPORTED ? "not available" : "FAILED", msg);
     return st != PSCR_ERROR_NOT_SUPPORTED;
   }
@@ -269,7 +285,7 @@ static int run_transpose(const options *o, const pscr_problem *pb, const int *n3
   failed = st != PSCR_SUCCESS;
   if (failed) {
     if (rank == 0)
-      printf("%-24s %-9s FAILED: %s\n", what, "transpose", msg);
+      printf("%-24s %-10s FAILED: %s\n", what, "transpose", msg);
   } else {
     const double bytes = max_over_ranks(dt_bytes_sent(s));
     const double berr = dist_berr(pb, b, e, f, u);
@@ -279,7 +295,7 @@ static int run_transpose(const options *o, const pscr_problem *pb, const int *n3
     if (!failed)
       report(o, csv, what, "transpose", n3, pb->ndim, setup, ms, bytes, berr, "");
     else if (rank == 0) /* not a row to compare */
-      printf("%-24s %-9s REJECTED: backward error %.2e above %g\n", what, "transpose", berr,
+      printf("%-24s %-10s REJECTED: backward error %.2e above %g\n", what, "transpose", berr,
              BERR_BOUND);
   }
   free(u);
@@ -303,6 +319,7 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
   opts.num_threads = o->threads;
   opts.device = o->backend ? rank % o->devices : 0;
   opts.planner = (pscr_planner)o->planner;
+  opts.flags = o->flags;
   pscr_mpi_plan *plan = NULL;
   double t0 = MPI_Wtime();
   if (!st)
@@ -316,7 +333,7 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
     snprintf(what, sizeof what, "poisson3d %dx%dx%d", n3[0], n, n);
   if (st) {
     if (rank == 0)
-      printf("%-24s %-9s FAILED: %s (%s)\n", what, "pscr", pscr_status_string(st),
+      printf("%-24s %-10s FAILED: %s (%s)\n", what, pscr_method_name(o), pscr_status_string(st),
              pscr_last_error());
     pscr_problem_destroy(pb);
     return 1;
@@ -365,7 +382,7 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
   failed = any;
   if (failed) {
     if (rank == 0)
-      printf("%-24s %-9s FAILED: %s\n", what, "pscr", pscr_last_error());
+      printf("%-24s %-10s FAILED: %s\n", what, pscr_method_name(o), pscr_last_error());
   } else {
     pscr_mpi_info info;
     memset(&info, 0, sizeof info);
@@ -377,7 +394,8 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
                           1e3 * median(t + 2 * o->repeat, o->repeat),
                           1e3 * median(t + 3 * o->repeat, o->repeat)};
     failed = !(berr <= BERR_BOUND);
-    report(o, csv, what, "pscr", n3, ndim, setup, ms, maxb, berr, failed ? "  FAIL" : "");
+    report(o, csv, what, pscr_method_name(o), n3, ndim, setup, ms, maxb, berr,
+           failed ? "  FAIL" : "");
   }
   /* The baseline after every pscr case that ran (the same on every rank). */
   if (o->baseline && !any)
@@ -429,7 +447,7 @@ int main(int argc, char **argv)
            "%s), %s arrays; ms: slowest rank, median of %d after a warm-up\n",
            PSCR_VERSION_STRING, nranks, o.weak ? "weak" : "strong", o.backend ? "GPU" : "CPU",
            planners[o.planner], o.device_arrays ? "device" : "host", o.repeat);
-    printf("%-24s %-9s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "method", "ranks",
+    printf("%-24s %-10s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "method", "ranks",
            "setup_ms", "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
   }
   int failed = 0;
