@@ -731,10 +731,18 @@ static pscr_status pscr_round_to_single(pscr_plan *p)
     }
     p->host_bytes -= (len[0] + len[1]) * (p->celem - p->elem);
     if (p->sine_scale[d]) {
+      /* s_k^2 = 2 / ((n + 1) mu_k), mu_k an eigenvalue of the balanced M
+         (at most 1 + 2 |m|): past the float range only where M is nearly
+         singular, which is refused like an eigenvalue past it. */
       const double *in = p->sine_scale[d];
       float *out = p->sine_scale[d];
-      for (size_t t = 0; t < neig; t++)
-        out[t] = (float)in[t]; /* in (0, 1]: never past the float range */
+      for (size_t t = 0; t < neig; t++) {
+        out[t] = (float)in[t];
+        if (!isfinite(out[t]) || !(out[t] > 0))
+          return PSCR_ERROR(PSCR_ERROR_EIGEN_FAILED,
+                            "dimension %d: sine scale %zu is %g, past the float range", d + 1,
+                            t + 1, in[t]);
+      }
       p->host_bytes -= neig * (sizeof(double) - sizeof(float));
     }
   }
