@@ -65,7 +65,8 @@ static void usage(FILE *out)
           "  --flags: pscr_options.flags of pscr's plans by name (docs/user-guide.md),\n"
           "  e.g. mpi-local-plans: CPU ranks solve their interiors twice instead of\n"
           "  one pass in the transverse modes; pscr's rows are then of method\n"
-          "  'pscr-local' (CUDA local plans always take that form).\n"
+          "  'pscr-local' (CUDA local plans on host arrays always take that form;\n"
+          "  on device arrays they take one pass unless the flag).\n"
           "Exit status: 0, 1 when a case failed or a baseline's answer was\n"
           "rejected, 2 on a bad command line or an unwritable FILE.\n",
           MAX_SIZES, BERR_BOUND);
@@ -148,12 +149,14 @@ static int parse_args(int argc, char **argv, options *o, int talk)
 
 static int rank, nranks;
 
-/* pscr's rows: "pscr" for one pass in the transverse modes (CPU ranks),
-   "pscr-local" for the two local solves (PSCR_FLAG_MPI_LOCAL_PLANS, or
-   CUDA local plans). */
+/* pscr's rows: "pscr" for one pass in the transverse modes (CPU ranks,
+   device arrays), "pscr-local" for the two local solves
+   (PSCR_FLAG_MPI_LOCAL_PLANS, or CUDA local plans on host arrays). */
 static const char *pscr_method_name(const options *o)
 {
-  return o->backend || (o->flags & PSCR_FLAG_MPI_LOCAL_PLANS) ? "pscr-local" : "pscr";
+  return (o->backend && !o->device_arrays) || (o->flags & PSCR_FLAG_MPI_LOCAL_PLANS)
+             ? "pscr-local"
+             : "pscr";
 }
 
 static double median(double *x, int n)

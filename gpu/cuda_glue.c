@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cuda_backend.h"
+#include "cuda_modes.h"
 #include "cuda_refine.h"
 #include "cuda_time.h"
 #include "cuda_transform.h"
@@ -467,6 +468,14 @@ static pscr_status pscr_cuda_copy(const pscr_plan *p, void *dst, const void *src
   return pscr_cuda_copy_sync(p->opts.device, dst, src, bytes, stream);
 }
 
+/* The one-pass distributed solve's device half (cuda_modes.cu), on the
+   plan's device. */
+static pscr_status pscr_cuda_modes_create_op(const pscr_plan *p, const pscr_modes_view *v,
+                                             void **ctx, void **dev_planes, void **host_planes)
+{
+  return pscr_cuda_modes_create(p->opts.device, v, ctx, dev_planes, host_planes);
+}
+
 static const pscr_backend_ops pscr_cuda_ops = {
     .name = "cuda",
     .accepts = pscr_cuda_accepts,
@@ -481,6 +490,11 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .refine_setup = pscr_cuda_refine_setup_ops,
     .solve_device_refined = pscr_cuda_solve_device_refined,
     .copy = pscr_cuda_copy,
+    .modes_create = pscr_cuda_modes_create_op,
+    .modes_transform = pscr_cuda_modes_transform,
+    .modes_ends = pscr_cuda_modes_ends,
+    .modes_solve = pscr_cuda_modes_solve,
+    .modes_destroy = pscr_cuda_modes_destroy,
     .cost_rules = pscr_cuda_cost_rules,
     .info = pscr_cuda_info,
     .destroy = pscr_cuda_destroy,

@@ -104,15 +104,17 @@ PSCR_EXTERN pscr_status pscr_mpi_solve(pscr_mpi_plan *plan, const void *f, void 
  *        CUDA stream (collective; new in 0.2).
  *
  * The ranks' local plans must be CUDA plans (pscr_options.backend), every
- * rank but the last must hold two rows or more, u must not be f, and
- * refine must be 0 (else PSCR_ERROR_NOT_SUPPORTED on every rank). The
- * volume stays on the device: the interior solves run there, and the few
- * planes the separators need (the interior's first and last, the
- * separator's) cross to the host, where the messages go through MPI. The
- * call returns when u is complete.
+ * rank but the last must hold two rows or more, and refine must be 0 (else
+ * PSCR_ERROR_NOT_SUPPORTED on every rank). The volume stays on the device:
+ * the slab goes to the transverse modes (cuBLAS products), its per-mode
+ * tridiagonal systems along dimension 1 run there, and the few planes the
+ * separators need cross to the host, where the messages go through MPI
+ * (with PSCR_FLAG_MPI_LOCAL_PLANS: the two local solves on the device, and
+ * then u must not be f). u may be f. The call returns
+ * when u is complete.
  * @param[in]  plan   a plan from pscr_mpi_plan_create.
  * @param[in]  f      the rank's rows of the right-hand side (device memory).
- * @param[out] u      the rank's rows of the solution (device memory).
+ * @param[out] u      the rank's rows of the solution (device memory); may be f.
  * @param[in]  stream cudaStream_t, NULL for the default stream.
  * @return as pscr_mpi_solve (but after a failure u is left as it stands,
  *   not NaN), and PSCR_ERROR_NOT_SUPPORTED (above).

@@ -14,6 +14,24 @@
 
 struct pscr_plan;
 
+/*
+ * A distributed plan's slab for the one-pass solve on device arrays
+ * (mpi_modes.c): rows planes of n2 x n3 values of the plan's dtype (n3 = 1
+ * in 2D), row-major, the first nI of them the interior's rows. Arrays in
+ * the plan's dtype (double or double complex). E[d] (d + 2 the dimension,
+ * n_{d+2} x n_{d+2}, row-major): row e the eigenvector of lam[d][e], W^T M W
+ * = I. Dimension 1's entries of J = A1 + t M1 over the interior: jd_a,
+ * jd_m its nI diagonals; jo_a, jo_m its nI + 1 couplings, entry i between
+ * rows ia - 1 + i and ia + i (zeros where that row is outside the problem).
+ */
+typedef struct pscr_modes_view {
+  int ndim, cplx, n2, n3, nI;
+  size_t rows;
+  const void *E[2], *lam[2];
+  const void *jd_a, *jd_m, *jo_a, *jo_m;
+  double shift[2];
+} pscr_modes_view;
+
 typedef struct pscr_backend_ops {
   const char *name;
   /* Whether the backend takes the plan's problem (sizes, dtype, options):
@@ -60,6 +78,24 @@ typedef struct pscr_backend_ops {
      planes of device arrays through it (mpi_solve.c). */
   pscr_status (*copy)(const struct pscr_plan *plan, void *dst, const void *src, size_t bytes,
                       void *stream);
+  /* The one-pass distributed solve on device arrays (mpi_modes.c), on the
+     plan's device: modes_create uploads a slab's view and allocates its
+     work space, three device planes (*dev_planes) and six pinned host
+     planes (*host_planes) of dtype. modes_transform takes the slab src to
+     the transverse modes (back = 0) or back into dst (src may be dst);
+     modes_ends writes the first and last entries of J_m^-1 x per mode of
+     the interior into the device planes vf and vl (*bad: the first mode
+     + 1 with a pivot at rounding level, else 0; finished on return);
+     modes_solve solves the interior in place per mode with the
+     separators' planes usl (before it) and us (after it), either NULL
+     where absent. All NULL where the backend has no device arrays. */
+  pscr_status (*modes_create)(const struct pscr_plan *plan, const pscr_modes_view *view,
+                              void **ctx, void **dev_planes, void **host_planes);
+  pscr_status (*modes_transform)(void *ctx, int back, const void *src, void *dst, void *stream);
+  pscr_status (*modes_ends)(void *ctx, const void *x, void *vf, void *vl, size_t *bad,
+                            void *stream);
+  pscr_status (*modes_solve)(void *ctx, void *x, const void *usl, const void *us, void *stream);
+  void (*modes_destroy)(void *ctx);
   /* The rules of the cost model for this plan (cost.h). */
   void (*cost_rules)(const struct pscr_plan *plan, pscr_cost_rules *rules);
   /* The backend's fields of pscr_info (level3_*, cuda_early_launch); the

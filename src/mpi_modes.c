@@ -29,8 +29,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend.h"
 #include "error.h"
 #include "mpi_plan.h"
+#include "plan.h"
 #include "sine.h"
 
 /* Modes per chunk of the per-mode solves: the inner loops' length. */
@@ -202,6 +204,7 @@ static void pscr_modes_terms(const pscr_mpi_plan *P, const void *vf, const void 
                              const void *xs, const void *in, pscr_z *z, int nI)
 {
   const size_t pl = P->plane;
+#pragma omp parallel for schedule(static) num_threads(P->mode_nt) if (P->mode_nt > 1 && pl > 4096)
   for (size_t m = 0; m < pl; m++) {
     const pscr_z t = pscr_mpi_mode_sigma(P, m) + P->c;
     if (out) {
@@ -224,6 +227,15 @@ static void pscr_modes_terms(const pscr_mpi_plan *P, const void *vf, const void 
   }
 }
 
+/* A pivot of mode bad - 1 at rounding level in phase A. */
+static pscr_status pscr_modes_singular(const pscr_mpi_plan *P, size_t bad)
+{
+  return PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                    "rank %d's interior rows %d..%d are singular for transverse mode %zu (a "
+                    "pivot at rounding level: the slab at resonance): choose other row ranges",
+                    P->rank, P->ia, P->ib - 1, bad - 1);
+}
+
 pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u)
 {
   const size_t e = P->elem, pl = P->plane, pe = pl * e, rows = P->rows;
@@ -241,10 +253,7 @@ pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u)
   pscr_status st = PSCR_SUCCESS;
   const size_t bad = nI ? pscr_modes_ends(P, x, vf, vl) : 0;
   if (bad)
-    st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
-                    "rank %d's interior rows %d..%d are singular for transverse mode %zu (a "
-                    "pivot at rounding level: the slab at resonance): choose other row ranges",
-                    P->rank, P->ia, P->ib - 1, bad - 1);
+    st = pscr_modes_singular(P, bad);
   t = pscr_mpi_lap(&P->t_local, t);
   if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
     return st;
@@ -295,4 +304,154 @@ pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u)
   pscr_modes_transform_slab(P, 1, x, rows);
   pscr_mpi_lap(&P->t_local, t);
   return PSCR_SUCCESS;
+}
+
+/* ------------------------------------------------------------ device arrays */
+
+/*
+ * The device half's context (backend.h, pscr_modes_view): E and lambda in
+ * dtype from P->E and P->lam (double complex), dimension 1's entries of
+ * the interior rows from the owned pencil copy, the couplings outside the
+ * problem (before row 0, past row n1 - 1) zero.
+ */
+pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P)
+{
+  const size_t e = P->elem, nI = (size_t)(P->ib - P->ia);
+  const pscr_pencil *g = &P->pen[0];
+  size_t total = 4 * (nI + 1) * e;
+  for (int d = 0; d + 1 < P->ndim; d++)
+    total += ((size_t)P->n[d + 1] + 1) * (size_t)P->n[d + 1] * e;
+  char *buf = calloc(1, total), *at = buf;
+  if (!buf)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot stage the device solve's eigenvectors (%zu "
+                      "bytes)", total);
+  pscr_modes_view v = {P->ndim, P->cplx, P->n[1], P->n[2], (int)nI, P->rows,
+                       {NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL,
+                       {creal(P->c), cimag(P->c)}};
+  for (int d = 0; d + 1 < P->ndim; d++) {
+    const size_t n = (size_t)P->n[d + 1];
+    char *E = at, *lam = E + n * n * e;
+    at = lam + n * e;
+    for (size_t t = 0; t < n * n; t++) {
+      if (P->cplx)
+        ((pscr_z *)(void *)E)[t] = P->E[d][t];
+      else
+        ((double *)(void *)E)[t] = creal(P->E[d][t]);
+    }
+    for (size_t t = 0; t < n; t++) {
+      if (P->cplx)
+        ((pscr_z *)(void *)lam)[t] = P->lam[d][t];
+      else
+        ((double *)(void *)lam)[t] = creal(P->lam[d][t]);
+    }
+    v.E[d] = E;
+    v.lam[d] = lam;
+  }
+  /* Coupling i joins rows ia - 1 + i and ia + i: off-diagonal entry
+     ia - 1 + i, present for 0 <= ia - 1 + i < n1 - 1. */
+  char *jo_a = at, *jo_m = jo_a + (nI + 1) * e;
+  for (size_t i = 0; i <= nI; i++) {
+    const long k = (long)P->ia - 1 + (long)i;
+    if (k < 0 || k >= P->n[0] - 1)
+      continue;
+    memcpy(jo_a + i * e, (const char *)g->a_off + (size_t)k * e, e);
+    memcpy(jo_m + i * e, (const char *)g->m_off + (size_t)k * e, e);
+  }
+  v.jd_a = (const char *)g->a_diag + (size_t)P->ia * e;
+  v.jd_m = (const char *)g->m_diag + (size_t)P->ia * e;
+  v.jo_a = jo_a;
+  v.jo_m = jo_m;
+  const pscr_status st =
+      P->local->ops->modes_create(P->local, &v, &P->dctx, &P->dev_planes, &P->host_planes);
+  free(buf);
+  return st;
+}
+
+/*
+ * The one-pass solve on device arrays: the slab's transforms and per-mode
+ * sweeps on the device (the backend's modes ops), the planes that the
+ * separators need (the interior's end entries, the separator's row, all
+ * in the modes) through pinned host planes, the separators' work and the
+ * messages as in pscr_mpi_solve_modes. u may be f.
+ */
+pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u, void *stream)
+{
+  const pscr_backend_ops *ops = P->local->ops;
+  const pscr_plan *lp = P->local;
+  const size_t pe = P->plane * P->elem;
+  const int nI = P->ib - P->ia, has_sep = P->sep_row >= 0;
+  const int words = (int)(pe / sizeof(double));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  char *dvf = P->dev_planes, *dvl = dvf + pe, *dusl = dvl + pe;
+  char *vf = P->host_planes, *vl = vf + pe, *out = vl + pe, *in = out + pe, *usl = in + pe;
+  char *xs = usl + pe, *x = u, *dxs = x + (size_t)nI * pe;
+  /* 1-2 on the device; the planes steps 2-3 read to the host. */
+  double t = MPI_Wtime();
+  size_t bad = 0;
+  pscr_status st = ops->modes_transform(P->dctx, 0, f, u, stream);
+  if (!st)
+    st = ops->modes_ends(P->dctx, x, dvf, dvl, &bad, stream);
+  if (!st && bad)
+    st = pscr_modes_singular(P, bad);
+  if (!st)
+    st = ops->copy(lp, vf, dvf, 2 * pe, stream);
+  if (!st && has_sep)
+    st = ops->copy(lp, xs, dxs, pe, stream);
+  t = pscr_mpi_lap(&P->t_local, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  if (left != MPI_PROC_NULL)
+    pscr_modes_terms(P, vf, vl, out, NULL, NULL, NULL, nI);
+  memset(in, 0, pe);
+  t = pscr_mpi_lap(&P->t_separator, t);
+  st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 5,
+                                   in, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 5,
+                                   P->comm, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv (separator terms)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  pscr_z *z = P->zplane;
+  if (has_sep)
+    pscr_modes_terms(P, vf, vl, NULL, xs, in, z, nI);
+  t = pscr_mpi_lap(&P->t_separator, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separator_modes(P, z))))
+    return st;
+  /* 4: the separator's plane (in the modes) into the slab and to the next
+     rank; the previous one's onto the device. */
+  t = MPI_Wtime();
+  if (has_sep) {
+#pragma omp parallel for schedule(static) num_threads(P->mode_nt) if (P->mode_nt > 1)
+    for (size_t m = 0; m < P->plane; m++) {
+      if (P->cplx)
+        ((pscr_z *)(void *)xs)[m] = z[m];
+      else
+        ((double *)(void *)xs)[m] = creal(z[m]);
+    }
+    st = ops->copy(lp, dxs, xs, pe, stream);
+  }
+  t = pscr_mpi_lap(&P->t_separator, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  st = pscr_mpi_error(MPI_Sendrecv(xs, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 6,
+                                   usl, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 6,
+                                   P->comm, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv (separator planes)");
+  t = pscr_mpi_lap(&P->t_exchange, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  if (left != MPI_PROC_NULL)
+    st = ops->copy(lp, dusl, usl, pe, stream);
+  /* 4-5: the interior's solves per mode, every plane back. */
+  if (!st)
+    st = ops->modes_solve(P->dctx, x, left != MPI_PROC_NULL ? dusl : NULL, has_sep ? dxs : NULL,
+                          stream);
+  if (!st)
+    st = ops->modes_transform(P->dctx, 1, x, x, stream);
+  /* Finished on return: a copy of nothing waits for the stream. */
+  if (!st)
+    st = ops->copy(lp, x, x, 0, stream);
+  pscr_mpi_lap(&P->t_local, t);
+  return st;
 }

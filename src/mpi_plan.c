@@ -294,9 +294,10 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
   /* Every rank the same way (a rank without an interior has no plan). */
   if (MPI_Allreduce(&modes, &P->modes, 1, MPI_INT, MPI_MIN, P->comm) != MPI_SUCCESS)
     return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce of the solve's form failed");
+  /* The one-pass solves' threads (the per-mode loops on the host). */
+  P->mode_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
   if (P->modes) {
     const size_t pe = P->plane * P->elem, celem = P->cplx ? sizeof(pscr_z) : sizeof(double);
-    P->mode_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
     P->mode_planes = malloc(5 * pe);
     P->mode_ip = malloc((size_t)P->mode_nt * ((size_t)(P->ib - P->ia) + 1) * 64 * celem);
     /* Blocks of about 2^16 values (the sine transform's columns; one
@@ -310,12 +311,19 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
     if (!P->mode_planes || !P->mode_ip || !P->mode_rows)
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the one-pass solve's planes");
   }
+  /* The one-pass solve on device arrays: CUDA local plans on every rank
+     (backends with the modes ops), its context made here while E is. */
+  int dmodes = !(opts->flags & PSCR_FLAG_MPI_LOCAL_PLANS) && P->local &&
+               P->local->ops->modes_create;
+  if (MPI_Allreduce(&dmodes, &P->dmodes, 1, MPI_INT, MPI_MIN, P->comm) != MPI_SUCCESS)
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce of the device solve's form failed");
+  st = P->dmodes ? pscr_mpi_device_modes_create(P) : PSCR_SUCCESS;
   /* Only complex plans without sine pencils transform by E itself. */
   for (int d = 0; d + 1 < P->ndim && (P->sine || !P->cplx); d++) {
     free(P->E[d]);
     P->E[d] = NULL;
   }
-  return PSCR_SUCCESS;
+  return st;
 }
 
 /* ------------------------------------------------------------ separators */
@@ -734,6 +742,8 @@ void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
 {
   if (!P)
     return;
+  if (P->dctx)
+    P->local->ops->modes_destroy(P->dctx);
   pscr_plan_destroy(P->local);
   free(P->pencil_storage);
   for (int d = 0; d < 2; d++) {

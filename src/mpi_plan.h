@@ -59,6 +59,13 @@ struct pscr_mpi_plan {
   size_t mode_len, mode_block;
   int sine_order;
 
+  /* The one-pass solve on device arrays (mpi_modes.c): dmodes = 1 where
+     every rank has a CUDA local plan (unless PSCR_FLAG_MPI_LOCAL_PLANS);
+     the backend's context (backend.h's modes_*), its three device planes
+     and six pinned host planes of dtype. */
+  int dmodes;
+  void *dctx, *dev_planes, *host_planes;
+
   /* Modes: rank r owns [moff[r], moff[r] + mcount[r]); this rank [mb, me).
      The all-to-all counts and displacements (in modes) of the forward
      exchange; the backward one swaps send and receive. */
@@ -111,5 +118,9 @@ void pscr_mpi_transform(const pscr_mpi_plan *P, int back, pscr_z *z, pscr_z *wor
 pscr_status pscr_mpi_separator_modes(pscr_mpi_plan *P, pscr_z *z);
 /* The one-pass solve in the transverse modes (mpi_modes.c; P->modes). */
 pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u);
+/* The same on device arrays (P->dmodes): its context from the local
+   plan's backend, made while P->E holds the eigenvectors; the solve. */
+pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P);
+pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u, void *stream);
 
 #endif

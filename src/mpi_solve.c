@@ -410,10 +410,12 @@ pscr_status pscr_mpi_solve(pscr_mpi_plan *P, const void *f, void *u)
 }
 
 /*
- * Device arrays (a CUDA local plan): the volume stays on the device; the
- * planes that steps 2-4 read or write (the interior's first and last, the
- * separator's) cross to host buffers through the backend's copy, and the
- * separator work and the messages are the host path's.
+ * Device arrays in the two-solve form (CUDA local plans with
+ * PSCR_FLAG_MPI_LOCAL_PLANS; otherwise mpi_modes.c's one pass): the volume
+ * stays on the device; the planes that steps 2-4 read or write (the
+ * interior's first and last, the separator's) cross to host buffers
+ * through the backend's copy, and the separator work and the messages are
+ * the host path's.
  */
 static pscr_status pscr_mpi_solve_device_once(pscr_mpi_plan *P, const void *f, void *u,
                                               void *stream)
@@ -492,9 +494,9 @@ pscr_status pscr_mpi_solve_device(pscr_mpi_plan *P, const void *f, void *u, void
   pscr_status st = PSCR_SUCCESS;
   if (!f || !u)
     st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", f ? "u" : "f");
-  else if (u == f && P->size > 1)
-    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "a distributed device solve in place (u == f): "
-                    "pass a separate u");
+  else if (u == f && P->size > 1 && !P->dmodes)
+    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "a distributed device solve in place (u == f) in "
+                    "the two-solve form (PSCR_FLAG_MPI_LOCAL_PLANS): pass a separate u");
   else if (!P->local || P->local->backend != PSCR_BACKEND_CUDA)
     st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", P->local ? "device arrays need CUDA local "
                     "plans (pscr_options.backend)" : "device arrays need every rank but the last "
@@ -515,6 +517,8 @@ pscr_status pscr_mpi_solve_device(pscr_mpi_plan *P, const void *f, void *u, void
     pscr_mpi_lap(&P->t_local, t);
     return pscr_mpi_agree(P->comm, P->rank, st);
   }
+  if (P->dmodes)
+    return pscr_mpi_agree(P->comm, P->rank, pscr_mpi_solve_device_modes(P, f, u, stream));
   return pscr_mpi_solve_device_once(P, f, u, stream);
 }
 

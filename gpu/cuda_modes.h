@@ -1,0 +1,33 @@
+/*
+ * The one-pass distributed solve's device half (cuda_modes.cu; backend.h's
+ * modes_* ops, mpi_modes.c the host half): the transverse transforms of a
+ * rank's slab as cuBLAS products, and the per-mode tridiagonal sweeps along
+ * dimension 1, one thread per mode. Plain C interface for cuda_glue.c.
+ */
+#ifndef PSCR_CUDA_MODES_H
+#define PSCR_CUDA_MODES_H
+
+#include <stddef.h>
+
+#include "backend.h"
+#include "pscr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view *view, void **ctx,
+                                   void **dev_planes, void **host_planes);
+pscr_status pscr_cuda_modes_transform(void *ctx, int back, const void *src, void *dst,
+                                      void *stream);
+pscr_status pscr_cuda_modes_ends(void *ctx, const void *x, void *vf, void *vl, size_t *bad,
+                                 void *stream);
+pscr_status pscr_cuda_modes_solve(void *ctx, void *x, const void *usl, const void *us,
+                                  void *stream);
+void pscr_cuda_modes_destroy(void *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
