@@ -495,6 +495,12 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .modes_ends = pscr_cuda_modes_ends,
     .modes_solve = pscr_cuda_modes_solve,
     .modes_destroy = pscr_cuda_modes_destroy,
+#if PSCR_HAVE_NCCL
+    .modes_comm_key = pscr_cuda_modes_comm_key,
+    .modes_comm_id = pscr_cuda_modes_comm_id,
+    .modes_comm_init = pscr_cuda_modes_comm_init,
+    .modes_separators = pscr_cuda_modes_separators,
+#endif
     .cost_rules = pscr_cuda_cost_rules,
     .info = pscr_cuda_info,
     .destroy = pscr_cuda_destroy,

@@ -2,7 +2,9 @@
  * The one-pass distributed solve's device half (cuda_modes.cu; backend.h's
  * modes_* ops, mpi_modes.c the host half): the transverse transforms of a
  * rank's slab as cuBLAS products, and the per-mode tridiagonal sweeps along
- * dimension 1, one thread per mode. Plain C interface for cuda_glue.c.
+ * dimension 1, one thread per mode; where NCCL is (PSCR_HAVE_NCCL), the
+ * separators' steps too, exchanging between the ranks' devices. Plain C
+ * interface for cuda_glue.c.
  */
 #ifndef PSCR_CUDA_MODES_H
 #define PSCR_CUDA_MODES_H
@@ -25,6 +27,13 @@ pscr_status pscr_cuda_modes_ends(void *ctx, const void *x, void *vf, void *vl, s
 pscr_status pscr_cuda_modes_solve(void *ctx, void *x, const void *usl, const void *us,
                                   void *stream);
 void pscr_cuda_modes_destroy(void *ctx);
+#if PSCR_HAVE_NCCL
+pscr_status pscr_cuda_modes_comm_key(void *ctx, unsigned char *key);
+pscr_status pscr_cuda_modes_comm_id(void *ctx, unsigned char *id);
+pscr_status pscr_cuda_modes_comm_init(void *ctx, const unsigned char *id);
+pscr_status pscr_cuda_modes_separators(void *ctx, void *x, const void *vf, const void *vl,
+                                       void *usl, void *stream);
+#endif
 
 #ifdef __cplusplus
 }

@@ -163,6 +163,10 @@ typedef struct pscr_mpi_info {
                             matrix J = A1 + (sigma + c) M1 relative to the
                             terms it came from (1 with one rank; near eps: a
                             slab near resonance, refine, or move a range) */
+  int device_nccl;     /**< 1 where device solves (pscr_mpi_solve_device) run
+                            the separators' steps on the GPUs, exchanging
+                            between them by NCCL (a build with NCCL, one rank
+                            per GPU); 0 where through MPI on the host */
 } pscr_mpi_info;
 
 /**

@@ -23,6 +23,10 @@ struct pscr_plan;
  * = I. Dimension 1's entries of J = A1 + t M1 over the interior: jd_a,
  * jd_m its nI diagonals; jo_a, jo_m its nI + 1 couplings, entry i between
  * rows ia - 1 + i and ia + i (zeros where that row is outside the problem).
+ * The separators (for modes_separators): this rank of size ranks, rank r
+ * owning modes [moff[r], moff[r] + mcount[r]); per own mode k (nm of them)
+ * the factored Schur system of the size - 1 separators, entry j at
+ * j nm + k: inv_piv (1 / pivot) and sup (the superdiagonal), dtype.
  */
 typedef struct pscr_modes_view {
   int ndim, cplx, n2, n3, nI;
@@ -30,7 +34,13 @@ typedef struct pscr_modes_view {
   const void *E[2], *lam[2];
   const void *jd_a, *jd_m, *jo_a, *jo_m;
   double shift[2];
+  int rank, size;
+  const int *moff, *mcount;
+  const void *inv_piv, *sup;
 } pscr_modes_view;
+
+/* Bytes of a modes_comm_id (NCCL's unique id). */
+#define PSCR_MODES_ID_BYTES 128
 
 typedef struct pscr_backend_ops {
   const char *name;
@@ -96,6 +106,22 @@ typedef struct pscr_backend_ops {
                             void *stream);
   pscr_status (*modes_solve)(void *ctx, void *x, const void *usl, const void *us, void *stream);
   void (*modes_destroy)(void *ctx);
+  /* The separators' steps on the device, exchanging between the ranks'
+     devices (NCCL; all NULL where the backend has no such exchange).
+     modes_comm_key: the plan's device's 16-byte UUID (one rank per
+     device); modes_comm_id: a new communicator's id (PSCR_MODES_ID_BYTES,
+     on one rank); modes_comm_init: every rank joins with that id
+     (collective). modes_separators (after modes_ends; collective): each
+     rank's term for the previous separator from vf, the separator's
+     right-hand side from x's separator plane (plane nI, where the rank has
+     one), vl and the next rank's term, the Schur systems per mode through
+     two all-to-alls, x's separator plane its solution, usl (a device
+     plane) the previous rank's; on the stream. */
+  pscr_status (*modes_comm_key)(void *ctx, unsigned char *key);
+  pscr_status (*modes_comm_id)(void *ctx, unsigned char *id);
+  pscr_status (*modes_comm_init)(void *ctx, const unsigned char *id);
+  pscr_status (*modes_separators)(void *ctx, void *x, const void *vf, const void *vl, void *usl,
+                                  void *stream);
   /* The rules of the cost model for this plan (cost.h). */
   void (*cost_rules)(const struct pscr_plan *plan, pscr_cost_rules *rules);
   /* The backend's fields of pscr_info (level3_*, cuda_early_launch); the

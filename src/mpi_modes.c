@@ -327,7 +327,7 @@ pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P)
                       "bytes)", total);
   pscr_modes_view v = {P->ndim, P->cplx, P->n[1], P->n[2], (int)nI, P->rows,
                        {NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL,
-                       {creal(P->c), cimag(P->c)}};
+                       {creal(P->c), cimag(P->c)}, 0, 0, NULL, NULL, NULL, NULL};
   for (int d = 0; d + 1 < P->ndim; d++) {
     const size_t n = (size_t)P->n[d + 1];
     char *E = at, *lam = E + n * n * e;
@@ -361,10 +361,75 @@ pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P)
   v.jd_m = (const char *)g->m_diag + (size_t)P->ia * e;
   v.jo_a = jo_a;
   v.jo_m = jo_m;
+  /* The separators' factored systems in dtype, separator-major (j nm + k):
+     a real plan's are real (its pencils and shift are). */
+  const size_t nm = (size_t)(P->me - P->mb), ns = (size_t)(P->size - 1);
+  char *fac = calloc(2 * (nm ? nm : 1) * ns, e);
+  if (!fac) {
+    free(buf);
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot stage the separators' factors");
+  }
+  for (size_t k = 0; k < nm; k++)
+    for (size_t j = 0; j < ns; j++) {
+      const pscr_z ip = P->inv_piv[k * ns + j], su = P->sup[k * ns + j];
+      const size_t at = j * nm + k, other = (nm ? nm : 1) * ns + at;
+      if (P->cplx) {
+        ((pscr_z *)(void *)fac)[at] = ip;
+        ((pscr_z *)(void *)fac)[other] = su;
+      } else {
+        ((double *)(void *)fac)[at] = creal(ip);
+        ((double *)(void *)fac)[other] = creal(su);
+      }
+    }
+  v.rank = P->rank;
+  v.size = P->size;
+  v.moff = P->moff;
+  v.mcount = P->mcount;
+  v.inv_piv = fac;
+  v.sup = fac + (nm ? nm : 1) * ns * e;
   const pscr_status st =
       P->local->ops->modes_create(P->local, &v, &P->dctx, &P->dev_planes, &P->host_planes);
+  free(fac);
   free(buf);
   return st;
+}
+
+pscr_status pscr_mpi_device_exchange(pscr_mpi_plan *P)
+{
+  const pscr_backend_ops *ops = P->local->ops;
+  P->nccl = 0;
+  if (!ops->modes_comm_key) /* the same backend on every rank */
+    return PSCR_SUCCESS;
+  /* NCCL takes one rank per device: ranks sharing one keep MPI's path. */
+  unsigned char key[16] = {0}, id[PSCR_MODES_ID_BYTES] = {0};
+  unsigned char *keys = malloc(16 * (size_t)P->size);
+  int ok = keys && !ops->modes_comm_key(P->dctx, key), all = 0;
+  if (MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, P->comm) != MPI_SUCCESS ||
+      (all && MPI_Allgather(key, 16, MPI_UNSIGNED_CHAR, keys, 16, MPI_UNSIGNED_CHAR, P->comm) !=
+                  MPI_SUCCESS)) {
+    free(keys);
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allgather of the ranks' devices failed");
+  }
+  for (int a = 0; all && a < P->size; a++)
+    for (int b = a + 1; all && b < P->size; b++)
+      all = memcmp(keys + 16 * (size_t)a, keys + 16 * (size_t)b, 16) != 0;
+  free(keys);
+  if (!all)
+    goto host;
+  ok = P->rank != 0 || !ops->modes_comm_id(P->dctx, id);
+  if (MPI_Bcast(&ok, 1, MPI_INT, 0, P->comm) != MPI_SUCCESS ||
+      (ok && MPI_Bcast(id, PSCR_MODES_ID_BYTES, MPI_UNSIGNED_CHAR, 0, P->comm) != MPI_SUCCESS))
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Bcast of the communicator's id failed");
+  if (!ok)
+    goto host;
+  ok = !ops->modes_comm_init(P->dctx, id);
+  if (MPI_Allreduce(&ok, &P->nccl, 1, MPI_INT, MPI_MIN, P->comm) != MPI_SUCCESS)
+    return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce of the communicator's state failed");
+host:
+  /* Not an error: the host's path serves (a failed attempt's message
+     would be stale). */
+  pscr_error_clear();
+  return PSCR_SUCCESS;
 }
 
 /*
@@ -394,6 +459,20 @@ pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u
     st = ops->modes_ends(P->dctx, x, dvf, dvl, &bad, stream);
   if (!st && bad)
     st = pscr_modes_singular(P, bad);
+  if (P->nccl) {
+    /* 2-4 on the devices, exchanging between them: their kernels and
+       messages interleave on the stream, all counted as exchange. */
+    t = pscr_mpi_lap(&P->t_local, t);
+    if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+      return st;
+    st = ops->modes_separators(P->dctx, x, dvf, dvl, dusl, stream);
+    if (!st)
+      st = ops->copy(lp, x, x, 0, stream);
+    t = pscr_mpi_lap(&P->t_exchange, t);
+    if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+      return st;
+    goto interior;
+  }
   if (!st)
     st = ops->copy(lp, vf, dvf, 2 * pe, stream);
   if (!st && has_sep)
@@ -443,6 +522,7 @@ pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u
     return st;
   if (left != MPI_PROC_NULL)
     st = ops->copy(lp, dusl, usl, pe, stream);
+interior:
   /* 4-5: the interior's solves per mode, every plane back. */
   if (!st)
     st = ops->modes_solve(P->dctx, x, left != MPI_PROC_NULL ? dusl : NULL, has_sep ? dxs : NULL,

@@ -230,6 +230,15 @@ static int pscr_bcast_z(pscr_z *x, size_t n, MPI_Comm comm)
   return MPI_SUCCESS;
 }
 
+/* Only complex plans without sine pencils transform by E itself. */
+static void pscr_mpi_free_unused_e(pscr_mpi_plan *P)
+{
+  for (int d = 0; d + 1 < P->ndim && (P->sine || !P->cplx); d++) {
+    free(P->E[d]);
+    P->E[d] = NULL;
+  }
+}
+
 /*
  * The transverse pencils' eigenpairs, all of them, on every rank: rank 0
  * computes them (the other ranks would repeat the same work on the same
@@ -312,17 +321,14 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the one-pass solve's planes");
   }
   /* The one-pass solve on device arrays: CUDA local plans on every rank
-     (backends with the modes ops), its context made here while E is. */
+     (backends with the modes ops); its context is made with the
+     separators' factors (pscr_mpi_build_separators), E kept until then. */
   int dmodes = !(opts->flags & PSCR_FLAG_MPI_LOCAL_PLANS) && P->local &&
                P->local->ops->modes_create;
   if (MPI_Allreduce(&dmodes, &P->dmodes, 1, MPI_INT, MPI_MIN, P->comm) != MPI_SUCCESS)
     return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce of the device solve's form failed");
-  st = P->dmodes ? pscr_mpi_device_modes_create(P) : PSCR_SUCCESS;
-  /* Only complex plans without sine pencils transform by E itself. */
-  for (int d = 0; d + 1 < P->ndim && (P->sine || !P->cplx); d++) {
-    free(P->E[d]);
-    P->E[d] = NULL;
-  }
+  if (!P->dmodes)
+    pscr_mpi_free_unused_e(P);
   return st;
 }
 
@@ -382,83 +388,124 @@ pscr_z pscr_mpi_mode_sigma(const pscr_mpi_plan *P, size_t m)
 }
 
 /*
- * For each of this rank's modes, the separators' Schur complement (order
- * P - 1, complex symmetric tridiagonal) factored without pivoting:
- * inv_piv = 1 / pivot, sup = superdiagonal (S is symmetric: the
- * subdiagonal multipliers are sup[j-1] inv_piv[j-1]).
- * Separator j is row sep[j]; slab q is rows sep[q-1]+1 .. sep[q]-1
- * (sep[-1] = -1, sep[P-1] = n1).
+ * Mode k's separators' Schur complement (order P - 1, complex symmetric
+ * tridiagonal) factored without pivoting: ip = 1 / pivot, su =
+ * superdiagonal (S is symmetric: the subdiagonal multipliers are
+ * su[j-1] ip[j-1]). Separator j is row sep[j]; slab q is rows
+ * sep[q-1]+1 .. sep[q]-1 (sep[-1] = -1, sep[P-1] = n1). Scratch: 4 P
+ * values (ll, ff, fl and the empty flags as doubles' room). Returns 0, 1
+ * (a slab at resonance: *what its first row) or 2 (the separators' system,
+ * *what the pivot); *margin lowered as pscr_slab_corners does.
+ */
+static int pscr_mpi_factor_mode(const pscr_mpi_plan *P, size_t k, pscr_z *ll, int *empty,
+                                pscr_z *ip, pscr_z *su, double *margin, int *what)
+{
+  const int ns = P->size - 1, n1 = P->n[0];
+  pscr_z *ff = ll + ns + 1, *fl = ff + ns + 1;
+  const pscr_z t = pscr_mpi_mode_sigma(P, (size_t)P->mb + k) + P->c;
+  for (int q = 0; q <= ns; q++) {
+    const int a = q == 0 ? 0 : P->sep[q - 1] + 1, b = q == ns ? n1 : P->sep[q];
+    empty[q] = b <= a;
+    if (!empty[q] && pscr_slab_corners(P, a, b, t, &ll[q], &ff[q], &fl[q], margin)) {
+      *what = q;
+      return 1;
+    }
+  }
+  for (int j = 0; j < ns; j++) {
+    const int s = P->sep[j];
+    pscr_z diag = pscr_jd(P, s, t);
+    double scale = cabs(diag);
+    if (!empty[j]) {
+      const pscr_z o = pscr_jo(P, s - 1, t), term = o * o * ll[j];
+      diag -= term;
+      scale += cabs(term);
+    }
+    if (!empty[j + 1]) {
+      const pscr_z o = pscr_jo(P, s, t), term = o * o * ff[j + 1];
+      diag -= term;
+      scale += cabs(term);
+    }
+    /* S(j, j+1): the coupling through slab j+1, or direct when it is empty. */
+    pscr_z off = 0;
+    if (j + 1 < ns)
+      off = empty[j + 1] ? pscr_jo(P, s, t)
+                         : -pscr_jo(P, s, t) * fl[j + 1] * pscr_jo(P, P->sep[j + 1] - 1, t);
+    if (j > 0) {
+      /* S(j, j-1) / pivot_{j-1} times S(j-1, j); S symmetric. */
+      const pscr_z term = su[j - 1] * ip[j - 1] * su[j - 1];
+      diag -= term;
+      scale += cabs(term);
+    }
+    if (!(cabs(diag) > 4 * DBL_EPSILON * scale)) {
+      *what = j;
+      return 2;
+    }
+    ip[j] = 1.0 / diag;
+    su[j] = off;
+  }
+  return 0;
+}
+
+/*
+ * For each of this rank's modes, pscr_mpi_factor_mode into inv_piv and
+ * sup (ns entries per mode, at k ns), over the plan's threads (a plane of
+ * a million modes times every row of dimension 1: seconds on one core).
+ * The first failing mode's status.
  */
 static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
 {
-  const int ns = P->size - 1, n1 = P->n[0];
+  const int ns = P->size - 1;
   const size_t nm = (size_t)(P->me - P->mb);
   P->inv_piv = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
   P->sup = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
+  if (!P->inv_piv || !P->sup)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators' systems");
+  const int nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
+  size_t first = SIZE_MAX;
+  double margin = 1.0;
+  int nomem = 0;
+#pragma omp parallel num_threads(nt) if (nt > 1 && nm > 64) reduction(min : first, margin) \
+    reduction(max : nomem)
+  {
+    pscr_z *ll = malloc(((size_t)ns + 1) * 3 * sizeof(pscr_z));
+    int *empty = malloc(((size_t)ns + 1) * sizeof(int));
+    nomem = !ll || !empty;
+#pragma omp for schedule(static)
+    for (size_t k = 0; k < nm; k++) {
+      int what = 0;
+      if (!nomem && k < first &&
+          pscr_mpi_factor_mode(P, k, ll, empty, P->inv_piv + k * ns, P->sup + k * ns, &margin,
+                               &what))
+        first = k;
+    }
+    free(ll);
+    free(empty);
+  }
+  P->slab_margin = margin;
+  if (nomem)
+    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators' scratch");
+  if (first == SIZE_MAX)
+    return PSCR_SUCCESS;
+  /* The first failing mode again, for its message. */
   pscr_z *ll = malloc(((size_t)ns + 1) * 3 * sizeof(pscr_z));
-  int *empty = malloc(((size_t)ns + 1) * sizeof(int));
-  pscr_status st = PSCR_SUCCESS;
-  if (!P->inv_piv || !P->sup || !ll || !empty) {
-    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators' systems");
-    goto out;
-  }
-  pscr_z *ff = ll + ns + 1, *fl = ff + ns + 1;
-  P->slab_margin = 1.0;
-  for (size_t k = 0; k < nm && !st; k++) {
-    const pscr_z t = pscr_mpi_mode_sigma(P, (size_t)P->mb + k) + P->c;
-    for (int q = 0; q <= ns; q++) {
-      const int a = q == 0 ? 0 : P->sep[q - 1] + 1, b = q == ns ? n1 : P->sep[q];
-      empty[q] = b <= a;
-      if (!empty[q] && pscr_slab_corners(P, a, b, t, &ll[q], &ff[q], &fl[q], &P->slab_margin)) {
-        st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
-                        "the slab of rows %d..%d is singular for transverse mode %zu (at "
-                        "resonance): choose other row ranges",
-                        a, b - 1, (size_t)P->mb + k);
-        break;
-      }
-    }
-    if (st)
-      break;
-    pscr_z *ip = P->inv_piv + k * ns, *su = P->sup + k * ns;
-    for (int j = 0; j < ns; j++) {
-      const int s = P->sep[j];
-      pscr_z diag = pscr_jd(P, s, t);
-      double scale = cabs(diag);
-      if (!empty[j]) {
-        const pscr_z o = pscr_jo(P, s - 1, t), term = o * o * ll[j];
-        diag -= term;
-        scale += cabs(term);
-      }
-      if (!empty[j + 1]) {
-        const pscr_z o = pscr_jo(P, s, t), term = o * o * ff[j + 1];
-        diag -= term;
-        scale += cabs(term);
-      }
-      /* S(j, j+1): the coupling through slab j+1, or direct when it is empty. */
-      pscr_z off = 0;
-      if (j + 1 < ns)
-        off = empty[j + 1] ? pscr_jo(P, s, t)
-                           : -pscr_jo(P, s, t) * fl[j + 1] * pscr_jo(P, P->sep[j + 1] - 1, t);
-      if (j > 0) {
-        /* S(j, j-1) / pivot_{j-1} times S(j-1, j); S symmetric. */
-        const pscr_z term = su[j - 1] * ip[j - 1] * su[j - 1];
-        diag -= term;
-        scale += cabs(term);
-      }
-      if (!(cabs(diag) > 4 * DBL_EPSILON * scale)) {
-        st = PSCR_ERROR(PSCR_ERROR_SINGULAR,
-                        "the separators' system is singular for transverse mode %zu (pivot %d)",
-                        (size_t)P->mb + k, j + 1);
-        break;
-      }
-      ip[j] = 1.0 / diag;
-      su[j] = off;
-    }
-  }
-out:
+  int *empty = malloc(((size_t)ns + 1) * sizeof(int)), what = 0, kind = 2;
+  double m = 1.0;
+  if (ll && empty)
+    kind = pscr_mpi_factor_mode(P, first, ll, empty, P->inv_piv + first * ns,
+                                P->sup + first * ns, &m, &what);
   free(ll);
   free(empty);
-  return st;
+  const size_t mode = (size_t)P->mb + first;
+  if (kind == 1) {
+    const int a = what == 0 ? 0 : P->sep[what - 1] + 1, b = what == ns ? P->n[0] : P->sep[what];
+    return PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                      "the slab of rows %d..%d is singular for transverse mode %zu (at "
+                      "resonance): choose other row ranges",
+                      a, b - 1, mode);
+  }
+  return PSCR_ERROR(PSCR_ERROR_SINGULAR,
+                    "the separators' system is singular for transverse mode %zu (pivot %d)", mode,
+                    what + 1);
 }
 
 /* ------------------------------------------------------------ plan */
@@ -591,6 +638,12 @@ static pscr_status pscr_mpi_build_separators(pscr_mpi_plan *P)
   pscr_status st;
   if ((st = pscr_mpi_modes(P)) || (st = pscr_mpi_factor_separators(P)))
     return st;
+  if (P->dmodes) {
+    st = pscr_mpi_device_modes_create(P);
+    pscr_mpi_free_unused_e(P);
+    if (st)
+      return st;
+  }
   /* Bytes per solve: a plane to each neighbour twice (one each way), and
      the all-to-alls' slices for other ranks. */
   const size_t planeb = P->plane * P->elem;
@@ -701,6 +754,8 @@ pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_transverse_eigen(P, &o));
   if (!st && P->size > 1)
     st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_build_separators(P));
+  if (!st && P->dmodes)
+    st = pscr_mpi_device_exchange(P);
   if (st) {
     pscr_mpi_plan_destroy(P);
     return st;
@@ -732,6 +787,7 @@ pscr_status pscr_mpi_plan_info_size(const pscr_mpi_plan *P, pscr_mpi_info *out, 
   info.exchange_seconds = P->t_exchange;
   info.separator_seconds = P->t_separator;
   info.slab_margin = P->size > 1 ? P->slab_margin : 1.0;
+  info.device_nccl = P->nccl;
   pscr_status st = P->local ? pscr_plan_info(P->local, &info.local) : PSCR_SUCCESS;
   memset(out, 0, size);
   memcpy(out, &info, sizeof info);

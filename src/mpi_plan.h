@@ -65,6 +65,10 @@ struct pscr_mpi_plan {
      and six pinned host planes of dtype. */
   int dmodes;
   void *dctx, *dev_planes, *host_planes;
+  /* nccl = 1 where the backend exchanges between the ranks' devices
+     itself (modes_separators; one rank per device): the separators' steps
+     then run on the device too. */
+  int nccl;
 
   /* Modes: rank r owns [moff[r], moff[r] + mcount[r]); this rank [mb, me).
      The all-to-all counts and displacements (in modes) of the forward
@@ -121,6 +125,9 @@ pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u);
 /* The same on device arrays (P->dmodes): its context from the local
    plan's backend, made while P->E holds the eigenvectors; the solve. */
 pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P);
+/* The exchanges between devices where the backend has them (P->nccl);
+   collective; fails only where MPI does. */
+pscr_status pscr_mpi_device_exchange(pscr_mpi_plan *P);
 pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u, void *stream);
 
 #endif

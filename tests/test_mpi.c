@@ -28,9 +28,11 @@
 #endif
 
 static int rank, nranks, failures;
-/* The ranks' local plans' backend: CPU, or CUDA with "--backend cuda" (host
-   arrays; one device shared by the ranks). */
+/* The ranks' local plans' backend: CPU, or CUDA with "--backend cuda", rank
+   r on device r mod devices (every device the runtime sees, or K of them
+   with "--devices K": ranks sharing a device exchange through the host). */
 static pscr_backend local_backend = PSCR_BACKEND_CPU;
+static int devices = 1;
 /* pscr_options.flags of every plan: 0 (CPU ranks: the one-pass solve in the
    transverse modes), or PSCR_FLAG_MPI_LOCAL_PLANS (the two local solves). */
 static unsigned int form_flags;
@@ -141,6 +143,7 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   pscr_options o;
   pscr_options_init(&o);
   o.backend = local_backend;
+  o.device = local_backend == PSCR_BACKEND_CUDA ? rank % devices : 0;
   o.num_threads = 1;
   o.refine = refine;
   o.flags = form_flags;
@@ -175,6 +178,11 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
   CHECK((nranks > 1) == (info.bytes_sent > 0), "%s: bytes sent %zu", name, info.bytes_sent);
   CHECK(info.slab_margin > 0 && info.slab_margin <= 1 && (nranks > 1 || info.slab_margin == 1),
         "%s: slab margin %g", name, info.slab_margin);
+  /* NCCL only between distinct devices, for the one-pass device solve. */
+  CHECK(!info.device_nccl || (local_backend == PSCR_BACKEND_CUDA && nranks > 1 &&
+                              devices >= nranks && !(form_flags & PSCR_FLAG_MPI_LOCAL_PLANS)),
+        "%s: device_nccl %d with %d ranks on %d devices", name, info.device_nccl, nranks,
+        devices);
   CHECK(info.local_seconds >= 0 && info.exchange_seconds >= 0 && info.separator_seconds >= 0 &&
             info.local_seconds + info.exchange_seconds + info.separator_seconds > 0,
         "%s: stage seconds %g %g %g", name, info.local_seconds, info.exchange_seconds,
@@ -193,6 +201,8 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
     MPI_Allreduce(&fit, &all_fit, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     const int one_pass = !(form_flags & PSCR_FLAG_MPI_LOCAL_PLANS) && nranks > 1;
     void *df = NULL, *du = NULL;
+    /* On the plan's device (ranks on distinct devices: no peer access). */
+    cudaSetDevice(o.device);
     cudaMalloc(&df, nloc * e);
     cudaMalloc(&du, nloc * e);
     cudaMemcpy(df, fl, nloc * e, cudaMemcpyHostToDevice);
@@ -294,7 +304,8 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
     printf("%-44s refine %d ranks %d  berr %.2e  (one process %.2e)  slab margin %.1e\n", name,
            refine, nranks, bd, bs, margin);
     if (udg)
-      printf("%-44s device arrays, one pass      berr %.2e\n", name, bdd);
+      printf("%-44s device arrays, one pass      berr %.2e  (%s)\n", name, bdd,
+             info.device_nccl ? "NCCL" : "host MPI");
     free(ug);
     free(udg);
   }
@@ -502,11 +513,20 @@ int main(int argc, char **argv)
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-  if (argc == 3 && !strcmp(argv[1], "--backend") && !strcmp(argv[2], "cuda"))
+  if (argc >= 3 && !strcmp(argv[1], "--backend") && !strcmp(argv[2], "cuda")) {
     local_backend = PSCR_BACKEND_CUDA;
-  else if (argc != 1) {
+#if PSCR_HAVE_CUDA
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices < 1)
+      devices = 1;
+#endif
+  }
+  if (argc == 5 && local_backend == PSCR_BACKEND_CUDA && !strcmp(argv[3], "--devices"))
+    devices = atoi(argv[4]);
+  if (!(argc == 1 || argc == 3 || argc == 5) || devices < 1 ||
+      (argc > 1 && local_backend != PSCR_BACKEND_CUDA) ||
+      (argc == 5 && strcmp(argv[3], "--devices"))) {
     if (rank == 0)
-      fprintf(stderr, "usage: test_mpi [--backend cuda]\n");
+      fprintf(stderr, "usage: test_mpi [--backend cuda [--devices K]]\n");
     MPI_Finalize();
     return 2;
   }
