@@ -236,13 +236,72 @@ static pscr_status pscr_modes_singular(const pscr_mpi_plan *P, size_t bad)
                     P->rank, P->ia, P->ib - 1, bad - 1);
 }
 
+/*
+ * Steps 2-4 on the host, for the host solve and for device solves through
+ * host planes: vf, vl the interior's end entries in the modes (none where
+ * nI is 0), xs this rank's separator plane in the modes (where it has
+ * one), replaced by its solution; usl receives the previous rank's. out
+ * and in: two planes of work. *t: the stage clock (pscr_mpi_lap).
+ * Every status agreed.
+ */
+static pscr_status pscr_modes_separators_host(pscr_mpi_plan *P, const void *vf, const void *vl,
+                                              void *xs, void *usl, void *out, void *in, int nI,
+                                              double *t)
+{
+  const size_t pl = P->plane, pe = pl * P->elem;
+  const int words = (int)(pe / sizeof(double));
+  const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
+  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
+  /* 2: the previous separator's term from this rank's first interior row
+     (zero where the interior is empty); the next rank's term here. */
+  if (left != MPI_PROC_NULL) {
+    if (nI)
+      pscr_modes_terms(P, vf, vl, out, NULL, NULL, NULL, nI);
+    else
+      memset(out, 0, pe);
+  }
+  memset(in, 0, pe);
+  *t = pscr_mpi_lap(&P->t_separator, *t);
+  pscr_status st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0,
+                                               MPI_DOUBLE, left, 5, in,
+                                               right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE,
+                                               right, 5, P->comm, MPI_STATUS_IGNORE),
+                                  "MPI_Sendrecv (separator terms)");
+  *t = pscr_mpi_lap(&P->t_exchange, *t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  /* 3: this rank's separator's right-hand side, the Schur systems. */
+  pscr_z *z = P->zplane;
+  if (P->sep_row >= 0)
+    pscr_modes_terms(P, vf, vl, NULL, xs, in, z, nI);
+  *t = pscr_mpi_lap(&P->t_separator, *t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separator_modes(P, z))))
+    return st;
+  *t = MPI_Wtime();
+  if (P->sep_row >= 0) {
+#pragma omp parallel for schedule(static) num_threads(P->mode_nt) if (P->mode_nt > 1 && pl > 4096)
+    for (size_t m = 0; m < pl; m++) {
+      if (P->cplx)
+        ((pscr_z *)xs)[m] = z[m];
+      else
+        ((double *)xs)[m] = creal(z[m]);
+    }
+  }
+  *t = pscr_mpi_lap(&P->t_separator, *t);
+  /* 4: the separator's plane to the next rank, the previous one's here. */
+  st = pscr_mpi_error(MPI_Sendrecv(xs, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 6,
+                                   usl, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 6,
+                                   P->comm, MPI_STATUS_IGNORE),
+                      "MPI_Sendrecv (separator planes)");
+  *t = pscr_mpi_lap(&P->t_exchange, *t);
+  return pscr_mpi_agree(P->comm, P->rank, st);
+}
+
 pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u)
 {
   const size_t e = P->elem, pl = P->plane, pe = pl * e, rows = P->rows;
   const int nI = P->ib - P->ia;
-  const int words = (int)(pe / sizeof(double));
   const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
-  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
   char *x = u, *vf = P->mode_planes, *vl = vf + pe, *out = vl + pe, *in = out + pe;
   char *usl = in + pe;
   double t = MPI_Wtime();
@@ -257,45 +316,8 @@ pscr_status pscr_mpi_solve_modes(pscr_mpi_plan *P, const void *f, void *u)
   t = pscr_mpi_lap(&P->t_local, t);
   if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
     return st;
-  /* 2-3: the previous separator's term from this rank's first interior row
-     (none where the interior is empty), this rank's separator. */
-  if (left != MPI_PROC_NULL) {
-    if (nI)
-      pscr_modes_terms(P, vf, vl, out, NULL, NULL, NULL, nI);
-    else
-      memset(out, 0, pe);
-  }
-  memset(in, 0, pe);
-  t = pscr_mpi_lap(&P->t_separator, t);
-  st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 5,
-                                   in, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 5,
-                                   P->comm, MPI_STATUS_IGNORE),
-                      "MPI_Sendrecv (separator terms)");
-  t = pscr_mpi_lap(&P->t_exchange, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
-    return st;
-  pscr_z *z = P->zplane;
-  if (P->sep_row >= 0)
-    pscr_modes_terms(P, vf, vl, NULL, x + (size_t)nI * pe, in, z, nI);
-  t = pscr_mpi_lap(&P->t_separator, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separator_modes(P, z))))
-    return st;
-  t = MPI_Wtime();
-  if (P->sep_row >= 0)
-    for (size_t m = 0; m < pl; m++) {
-      if (P->cplx)
-        ((pscr_z *)(void *)(x + (size_t)nI * pe))[m] = z[m];
-      else
-        ((double *)(void *)(x + (size_t)nI * pe))[m] = creal(z[m]);
-    }
-  /* 4: the separators' planes (in the modes) to the next rank; the
-     interior's solve with both separators' terms. */
-  st = pscr_mpi_error(MPI_Sendrecv(x + (size_t)nI * pe, right != MPI_PROC_NULL ? words : 0,
-                                   MPI_DOUBLE, right, 6, usl, left != MPI_PROC_NULL ? words : 0,
-                                   MPI_DOUBLE, left, 6, P->comm, MPI_STATUS_IGNORE),
-                      "MPI_Sendrecv (separator planes)");
-  t = pscr_mpi_lap(&P->t_exchange, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+  /* 2-4 on the host. */
+  if ((st = pscr_modes_separators_host(P, vf, vl, x + (size_t)nI * pe, usl, out, in, nI, &t)))
     return st;
   if (nI)
     pscr_modes_solve(P, x, left != MPI_PROC_NULL ? usl : NULL,
@@ -445,9 +467,7 @@ pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u
   const pscr_plan *lp = P->local;
   const size_t pe = P->plane * P->elem;
   const int nI = P->ib - P->ia, has_sep = P->sep_row >= 0;
-  const int words = (int)(pe / sizeof(double));
   const int left = P->rank > 0 ? P->rank - 1 : MPI_PROC_NULL;
-  const int right = P->rank + 1 < P->size ? P->rank + 1 : MPI_PROC_NULL;
   char *dvf = P->dev_planes, *dvl = dvf + pe, *dusl = dvl + pe;
   char *vf = P->host_planes, *vl = vf + pe, *out = vl + pe, *in = out + pe, *usl = in + pe;
   char *xs = usl + pe, *x = u, *dxs = x + (size_t)nI * pe;
@@ -480,48 +500,14 @@ pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u
   t = pscr_mpi_lap(&P->t_local, t);
   if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
     return st;
-  if (left != MPI_PROC_NULL)
-    pscr_modes_terms(P, vf, vl, out, NULL, NULL, NULL, nI);
-  memset(in, 0, pe);
-  t = pscr_mpi_lap(&P->t_separator, t);
-  st = pscr_mpi_error(MPI_Sendrecv(out, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 5,
-                                   in, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 5,
-                                   P->comm, MPI_STATUS_IGNORE),
-                      "MPI_Sendrecv (separator terms)");
-  t = pscr_mpi_lap(&P->t_exchange, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+  if ((st = pscr_modes_separators_host(P, vf, vl, xs, usl, out, in, nI, &t)))
     return st;
-  pscr_z *z = P->zplane;
+  /* The separators' planes onto the device. */
   if (has_sep)
-    pscr_modes_terms(P, vf, vl, NULL, xs, in, z, nI);
-  t = pscr_mpi_lap(&P->t_separator, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, pscr_mpi_separator_modes(P, z))))
-    return st;
-  /* 4: the separator's plane (in the modes) into the slab and to the next
-     rank; the previous one's onto the device. */
-  t = MPI_Wtime();
-  if (has_sep) {
-#pragma omp parallel for schedule(static) num_threads(P->mode_nt) if (P->mode_nt > 1)
-    for (size_t m = 0; m < P->plane; m++) {
-      if (P->cplx)
-        ((pscr_z *)(void *)xs)[m] = z[m];
-      else
-        ((double *)(void *)xs)[m] = creal(z[m]);
-    }
     st = ops->copy(lp, dxs, xs, pe, stream);
-  }
-  t = pscr_mpi_lap(&P->t_separator, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
-    return st;
-  st = pscr_mpi_error(MPI_Sendrecv(xs, right != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, right, 6,
-                                   usl, left != MPI_PROC_NULL ? words : 0, MPI_DOUBLE, left, 6,
-                                   P->comm, MPI_STATUS_IGNORE),
-                      "MPI_Sendrecv (separator planes)");
-  t = pscr_mpi_lap(&P->t_exchange, t);
-  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
-    return st;
-  if (left != MPI_PROC_NULL)
+  if (!st && left != MPI_PROC_NULL)
     st = ops->copy(lp, dusl, usl, pe, stream);
+  t = pscr_mpi_lap(&P->t_separator, t);
 interior:
   /* 4-5: the interior's solves per mode, every plane back. */
   if (!st)

@@ -180,6 +180,9 @@ static pscr_status pscr_mpi_transverse_eigen_here(pscr_mpi_plan *P, const pscr_o
   o.method[0] = PSCR_METHOD_TRANSFORM;
   if (P->ndim == 3)
     o.method[1] = PSCR_METHOD_TRANSFORM;
+  /* W whole, also for sine pencils (closed form either way): a CPU plan
+     that applies the fast sine transform gives its W back. */
+  o.flags |= PSCR_FLAG_NO_SINE;
   const double zero[2] = {0.0, 0.0};
   pscr_plan *q = NULL;
   pscr_status st = pscr_plan_create(&q, P->dtype, P->ndim, pen, zero, &o);
