@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "plan.h"
 #include "sine.h"
 #include "test_util.h"
 
@@ -379,11 +380,49 @@ START_TEST(supported)
 }
 END_TEST
 
+/* A CPU plan that applies the sine transform keeps no dense eigenvectors
+   (cpu_solve.c's upload gives them back: n^2 values) and still solves to
+   the bound; with PSCR_FLAG_NO_SINE it keeps them for its products. */
+START_TEST(plan_keeps_no_w)
+{
+  const int n[2] = {255, 6};
+  pscr_problem *pb = NULL;
+  ck_assert_int_eq(pscr_problem_create(&pb, PSCR_PROBLEM_POISSON, 2, n, NULL, 0, 0),
+                   PSCR_SUCCESS);
+  const size_t N = (size_t)n[0] * (size_t)n[1];
+  double *f = malloc(N * sizeof *f), *u = malloc(N * sizeof *u);
+  ck_assert(f && u);
+  for (size_t t = 0; t < N; t++)
+    f[t] = sin(0.7 * (double)t) + 0.25;
+  for (int flag = 0; flag < 2; flag++) {
+    pscr_options o;
+    pscr_options_init(&o);
+    o.backend = PSCR_BACKEND_CPU;
+    o.method[0] = PSCR_METHOD_TRANSFORM;
+    o.flags = flag ? PSCR_FLAG_NO_SINE : 0;
+    pscr_plan *p = NULL;
+    ck_assert_int_eq(pscr_plan_create(&p, PSCR_R64, 2, pb->pencils, pb->shift, &o), PSCR_SUCCESS);
+    pscr_info info;
+    ck_assert_int_eq(pscr_plan_info(p, &info), PSCR_SUCCESS);
+    ck_assert_int_eq(info.transform_sine[0], !flag);
+    ck_assert_msg((p->w[0] == NULL) == !flag, "flag %d: w %p", flag, p->w[0]);
+    ck_assert_int_eq(pscr_solve(p, f, u), PSCR_SUCCESS);
+    const double berr = tu_backward_error(PSCR_R64, 2, pb->pencils, pb->shift, u, f);
+    ck_assert_msg(berr <= 1e-14, "flag %d: backward error %.2e", flag, berr);
+    pscr_plan_destroy(p);
+  }
+  free(f);
+  free(u);
+  pscr_problem_destroy(pb);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("sine");
   TCase *tc = tcase_create("supported");
   tcase_add_test(tc, supported);
+  tcase_add_test(tc, plan_keeps_no_w);
   suite_add_tcase(s, tc);
   tc = tcase_create("accuracy");
   tcase_set_timeout(tc, 600);
