@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cuda_check.h"
 #include "cuda_modes.h"
@@ -57,9 +58,22 @@ struct ModesState {
   size_t nm;
   void *ip, *sup, *tplanes, *zm;
 #if PSCR_HAVE_NCCL
-  ncclComm_t comm;
+  ncclComm_t comm; // non-blocking; NULL once aborted (comm_broken)
+  int comm_broken;
 #endif
 };
+
+// Seconds a rank waits for NCCL or its stream before it gives up (a peer
+// failed or died): the communicator is aborted and the solve fails on this
+// rank, which the distributed plan then agrees over MPI. Never a hang.
+constexpr double kNcclTimeout = 120.0;
+
+double now_s()
+{
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 pscr_status modes_blas_error(cublasStatus_t b, const char *what)
 {
@@ -278,8 +292,19 @@ void modes_free(ModesState *s)
   cudaFree(s->zm);
   free(s->moff);
 #if PSCR_HAVE_NCCL
-  if (s->comm)
-    ncclCommDestroy(s->comm);
+  if (s->comm) {
+    // A non-blocking communicator: finalized (polled, with the time limit),
+    // then destroyed; aborted where finalizing fails.
+    ncclResult_t r = ncclCommFinalize(s->comm);
+    const double t0 = now_s();
+    while (r == ncclInProgress && now_s() - t0 < kNcclTimeout)
+      if (ncclCommGetAsyncError(s->comm, &r) != ncclSuccess)
+        r = ncclInternalError;
+    if (r == ncclSuccess)
+      ncclCommDestroy(s->comm);
+    else
+      ncclCommAbort(s->comm);
+  }
 #endif
   cudaFreeHost(s->hplanes);
   if (s->blas)
@@ -516,10 +541,66 @@ static_assert(sizeof(ncclUniqueId) == PSCR_MODES_ID_BYTES, "PSCR_MODES_ID_BYTES 
 
 namespace {
 
+
 pscr_status nccl_error(ncclResult_t r, const char *what)
 {
   return pscr_error_set(PSCR_ERROR_DEVICE, "%s (%s, the distributed solve's exchange between "
                         "GPUs)", ncclGetErrorString(r), what);
+}
+
+// Abort the communicator: later solves fail at once instead of waiting.
+void comm_abort(ModesState *s)
+{
+  if (s->comm)
+    ncclCommAbort(s->comm);
+  s->comm = NULL;
+  s->comm_broken = 1;
+}
+
+// A non-blocking call's result r settled (ncclInProgress polled away).
+pscr_status settle(ModesState *s, ncclResult_t r, const char *what)
+{
+  const double t0 = now_s();
+  while (r == ncclInProgress) {
+    if (ncclCommGetAsyncError(s->comm, &r) != ncclSuccess)
+      r = ncclInternalError;
+    if (r == ncclInProgress && now_s() - t0 > kNcclTimeout) {
+      comm_abort(s);
+      return pscr_error_set(PSCR_ERROR_DEVICE, "%s: no progress in %.0f s (a peer failed?); "
+                            "the GPUs' communicator was aborted", what, kNcclTimeout);
+    }
+  }
+  if (r != ncclSuccess) {
+    const pscr_status st = nccl_error(r, what);
+    comm_abort(s);
+    return st;
+  }
+  return PSCR_SUCCESS;
+}
+
+// The stream finished, watching the communicator, with the time limit.
+pscr_status wait_stream(ModesState *s, cudaStream_t cs)
+{
+  const double t0 = now_s();
+  for (;;) {
+    const cudaError_t e = cudaStreamQuery(cs);
+    if (e == cudaSuccess)
+      return PSCR_SUCCESS;
+    if (e != cudaErrorNotReady)
+      return pscr_cuda_error(e, "cudaStreamQuery");
+    ncclResult_t a = ncclSuccess;
+    if (ncclCommGetAsyncError(s->comm, &a) != ncclSuccess ||
+        (a != ncclSuccess && a != ncclInProgress)) {
+      comm_abort(s);
+      return nccl_error(a, "the separators' exchange; the GPUs' communicator was aborted");
+    }
+    if (now_s() - t0 > kNcclTimeout) {
+      comm_abort(s);
+      return pscr_error_set(PSCR_ERROR_DEVICE, "the separators' exchange did not finish in %.0f "
+                            "s (a peer failed?); the GPUs' communicator was aborted",
+                            kNcclTimeout);
+    }
+  }
 }
 
 // count values of dtype as NCCL doubles.
@@ -557,11 +638,15 @@ extern "C" pscr_status pscr_cuda_modes_comm_init(void *ctx, const unsigned char 
   ncclUniqueId u;
   memcpy(&u, id, sizeof u);
   ncclResult_t r = ncclSuccess;
+  ncclConfig_t config = NCCL_CONFIG_INITIALIZER;
+  config.blocking = 0; // every call polled with a time limit (settle)
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
-  r = ncclCommInitRank(&s->comm, s->size, u, s->rank);
-  if (r != ncclSuccess) {
+  r = ncclCommInitRankConfig(&s->comm, s->size, u, s->rank, &config);
+  if (r != ncclSuccess && r != ncclInProgress) {
     s->comm = NULL;
-    st = nccl_error(r, "ncclCommInitRank");
+    st = nccl_error(r, "ncclCommInitRankConfig");
+  } else {
+    st = settle(s, r, "ncclCommInitRankConfig");
   }
 out:
   pscr_cuda_restore_device(saved);
@@ -585,6 +670,9 @@ extern "C" pscr_status pscr_cuda_modes_separators(void *ctx, void *x, const void
   char *zm = (char *)s->zm;
   ncclResult_t r = ncclSuccess;
   const void *lam3 = s->ndim == 3 ? s->lam[1] : NULL;
+  if (s->comm_broken || !s->comm)
+    return pscr_error_set(PSCR_ERROR_DEVICE, "the GPUs' communicator was aborted by an earlier "
+                          "failure: make a new plan");
   cudaError_t ce = cudaSetDevice(s->device);
   if (ce != cudaSuccess) {
     pscr_cuda_restore_device(saved);
@@ -596,11 +684,27 @@ extern "C" pscr_status pscr_cuda_modes_separators(void *ctx, void *x, const void
     if (e_ != cudaSuccess && !st)                                                            \
       st = pscr_cuda_error(e_, #call);                                                       \
   } while (0)
+  // A call's failure (not ncclInProgress, the non-blocking answer) is kept;
+  // each group's end settles before the next kernel or group, and a
+  // failure aborts the communicator there (settle), the rest skipped.
 #define MODES_NCCL(call)                                                                     \
   do {                                                                                       \
-    ncclResult_t r_ = (call);                                                                \
-    if (r_ != ncclSuccess && r == ncclSuccess)                                               \
+    ncclResult_t r_ = s->comm ? (call) : ncclInvalidUsage;                                   \
+    if (r_ != ncclSuccess && r_ != ncclInProgress && r == ncclSuccess)                       \
       r = r_;                                                                                \
+  } while (0)
+#define MODES_GROUP_END(what)                                                                \
+  do {                                                                                       \
+    const ncclResult_t g_ = s->comm ? ncclGroupEnd() : ncclInvalidUsage;                     \
+    if (r != ncclSuccess) {                                                                  \
+      if (!st)                                                                               \
+        st = nccl_error(r, what);                                                            \
+      comm_abort(s);                                                                         \
+    } else if (s->comm) {                                                                    \
+      const pscr_status g_st = settle(s, g_, what);                                          \
+      if (g_st && !st)                                                                       \
+        st = g_st;                                                                           \
+    }                                                                                        \
   } while (0)
   // 2: this rank's term for the previous separator; the next rank's term.
   if (has_left) {
@@ -619,7 +723,7 @@ extern "C" pscr_status pscr_cuda_modes_separators(void *ctx, void *x, const void
     MODES_NCCL(ncclSend(out, words(s, pl), ncclDouble, me - 1, s->comm, cs));
   if (has_sep)
     MODES_NCCL(ncclRecv(in, words(s, pl), ncclDouble, me + 1, s->comm, cs));
-  MODES_NCCL(ncclGroupEnd());
+  MODES_GROUP_END("the separators' terms (ncclSend / ncclRecv)");
   // 3: the separator's right-hand side; to the modes' owners; the Schur
   // systems of the own modes; back.
   if (has_sep) {
@@ -665,7 +769,7 @@ extern "C" pscr_status pscr_cuda_modes_separators(void *ctx, void *x, const void
       else
         MODES_NCCL(ncclSend(zm + (size_t)j * nm * e, words(s, nm), ncclDouble, j, s->comm, cs));
     }
-    MODES_NCCL(ncclGroupEnd());
+    MODES_GROUP_END("the separators' all-to-all (ncclSend / ncclRecv)");
     if (has_sep && nm) {
       char *own = zm + (size_t)me * nm * e, *mine = xs + (size_t)s->moff[me] * e;
       MODES_KEEP(cudaMemcpyAsync(back ? mine : own, back ? own : mine, nm * e,
@@ -678,11 +782,17 @@ extern "C" pscr_status pscr_cuda_modes_separators(void *ctx, void *x, const void
     MODES_NCCL(ncclSend(xs, words(s, pl), ncclDouble, me + 1, s->comm, cs));
   if (has_left)
     MODES_NCCL(ncclRecv(usl, words(s, pl), ncclDouble, me - 1, s->comm, cs));
-  MODES_NCCL(ncclGroupEnd());
+  MODES_GROUP_END("the separators' planes (ncclSend / ncclRecv)");
 #undef MODES_KEEP
 #undef MODES_NCCL
-  if (r != ncclSuccess && !st)
-    st = nccl_error(r, "ncclSend / ncclRecv");
+#undef MODES_GROUP_END
+  // Finished on return, watching the communicator (a peer that failed
+  // mid-exchange ends this wait by the time limit, not a hang).
+  if (s->comm) {
+    const pscr_status w = wait_stream(s, cs);
+    if (w && !st)
+      st = w;
+  }
   pscr_cuda_restore_device(saved);
   return st;
 }
