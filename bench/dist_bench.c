@@ -15,12 +15,13 @@
  */
 #include <limits.h>
 #include <math.h>
-#include <omp.h>
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <omp.h>
 
 #include "cli_common.h"
 #include "dist_transpose.h"

@@ -222,7 +222,6 @@ extern "C" pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view 
   const int saved = pscr_cuda_current_device();
   pscr_status st = PSCR_SUCCESS;
   ModesState *s = (ModesState *)calloc(1, sizeof *s);
-  char *jd = NULL, *jo = NULL;
   size_t bytes = 0;
   if (!s)
     return pscr_error_set(PSCR_ERROR_HOST_ALLOC, "cannot allocate the device modes' state");
@@ -244,24 +243,10 @@ extern "C" pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view 
     PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->lam[d], v->lam[d], n * s->elem), n * s->elem);
   }
   {
-    // J's entries interleaved per row (a, m), so one row's pair is one load.
+    // J's pairs (A1, M1) as the view has them: one row's pair, one load.
     const size_t e = s->elem, nI = (size_t)(v->nI > 0 ? v->nI : 1);
-    jd = (char *)malloc(2 * nI * e);
-    jo = (char *)malloc(2 * (nI + 1) * e);
-    if (!jd || !jo) {
-      st = pscr_error_set(PSCR_ERROR_HOST_ALLOC, "cannot stage dimension 1's entries");
-      goto fail;
-    }
-    for (size_t i = 0; i < (size_t)v->nI; i++) {
-      memcpy(jd + 2 * i * e, (const char *)v->jd_a + i * e, e);
-      memcpy(jd + (2 * i + 1) * e, (const char *)v->jd_m + i * e, e);
-    }
-    for (size_t i = 0; i <= (size_t)v->nI; i++) {
-      memcpy(jo + 2 * i * e, (const char *)v->jo_a + i * e, e);
-      memcpy(jo + (2 * i + 1) * e, (const char *)v->jo_m + i * e, e);
-    }
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->jd, jd, 2 * nI * e), 2 * nI * e);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->jo, jo, 2 * (nI + 1) * e), 2 * (nI + 1) * e);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->jd, v->jd, 2 * nI * e), 2 * nI * e);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->jo, v->jo, 2 * (nI + 1) * e), 2 * (nI + 1) * e);
   }
   // The separators' data (used by modes_separators only).
   s->rank = v->rank;
@@ -295,16 +280,12 @@ extern "C" pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view 
     st = pscr_error_set(PSCR_ERROR_DEVICE, "cublasCreate failed (device %d)", device);
     goto fail;
   }
-  free(jd);
-  free(jo);
   pscr_cuda_restore_device(saved);
   *ctx = s;
   *dev_planes = s->dplanes;
   *host_planes = s->hplanes;
   return PSCR_SUCCESS;
 fail:
-  free(jd);
-  free(jo);
   modes_free(s);
   pscr_cuda_restore_device(saved);
   return st;

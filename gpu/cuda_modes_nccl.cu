@@ -92,7 +92,6 @@ static_assert(sizeof(ncclUniqueId) == PSCR_MODES_ID_BYTES, "PSCR_MODES_ID_BYTES 
 
 namespace {
 
-
 pscr_status nccl_error(ncclResult_t r, const char *what)
 {
   return pscr_error_set(PSCR_ERROR_DEVICE, "%s (%s, the distributed solve's exchange between "

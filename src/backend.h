@@ -20,9 +20,10 @@ struct pscr_plan;
  * in 2D), row-major, the first nI of them the interior's rows. Arrays in
  * the plan's dtype (double or double complex). E[d] (d + 2 the dimension,
  * n_{d+2} x n_{d+2}, row-major): row e the eigenvector of lam[d][e], W^T M W
- * = I. Dimension 1's entries of J = A1 + t M1 over the interior: jd_a,
- * jd_m its nI diagonals; jo_a, jo_m its nI + 1 couplings, entry i between
- * rows ia - 1 + i and ia + i (zeros where that row is outside the problem).
+ * = I. Dimension 1's entries of J = A1 + t M1 over the interior, as pairs
+ * (A1, M1) of dtype: jd its nI diagonals (pair i: row ia + i), jo its
+ * nI + 1 couplings (pair i: rows ia - 1 + i and ia + i; zeros where a row
+ * is outside the problem).
  * The separators (for modes_separators): this rank of size ranks, rank r
  * owning modes [moff[r], moff[r] + mcount[r]); per own mode k (nm of them)
  * the factored Schur system of the size - 1 separators, entry j at
@@ -32,7 +33,7 @@ typedef struct pscr_modes_view {
   int ndim, cplx, n2, n3, nI;
   size_t rows;
   const void *E[2], *lam[2];
-  const void *jd_a, *jd_m, *jo_a, *jo_m;
+  const void *jd, *jo;
   double shift[2];
   int rank, size;
   const int *moff, *mcount;
@@ -116,7 +117,9 @@ typedef struct pscr_backend_ops {
      right-hand side from x's separator plane (plane nI, where the rank has
      one), vl and the next rank's term, the Schur systems per mode through
      two all-to-alls, x's separator plane its solution, usl (a device
-     plane) the previous rank's; on the stream. */
+     plane) the previous rank's; ordered on the stream and finished on
+     return (the wait watches the exchange: a failed peer is an error, not
+     a hang). */
   pscr_status (*modes_comm_key)(void *ctx, unsigned char *key);
   pscr_status (*modes_comm_id)(void *ctx, unsigned char *id);
   pscr_status (*modes_comm_init)(void *ctx, const unsigned char *id);

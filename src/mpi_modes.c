@@ -18,7 +18,10 @@
  *
  * So a solve passes the slab's data about as often as one single-process
  * solve by transforms does, where the two-solve form (mpi_solve.c) runs the
- * local plan twice. Host arrays, CPU ranks.
+ * local plan twice. Host arrays on CPU ranks here; device arrays on CUDA
+ * ranks at the end of this file, steps 1, 2 and 4-5 by the backend's
+ * modes ops (gpu/cuda_modes.cu), step 3 there too where the backend
+ * exchanges between devices (NCCL), else here on the host.
  */
 #include <cblas.h>
 #include <complex.h>
@@ -340,7 +343,7 @@ pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P)
 {
   const size_t e = P->elem, nI = (size_t)(P->ib - P->ia);
   const pscr_pencil *g = &P->pen[0];
-  size_t total = 4 * (nI + 1) * e;
+  size_t total = 2 * (2 * nI + 1) * e;
   for (int d = 0; d + 1 < P->ndim; d++)
     total += ((size_t)P->n[d + 1] + 1) * (size_t)P->n[d + 1] * e;
   char *buf = calloc(1, total), *at = buf;
@@ -348,7 +351,7 @@ pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot stage the device solve's eigenvectors (%zu "
                       "bytes)", total);
   pscr_modes_view v = {P->ndim, P->cplx, P->n[1], P->n[2], (int)nI, P->rows,
-                       {NULL, NULL}, {NULL, NULL}, NULL, NULL, NULL, NULL,
+                       {NULL, NULL}, {NULL, NULL}, NULL, NULL,
                        {creal(P->c), cimag(P->c)}, 0, 0, NULL, NULL, NULL, NULL};
   for (int d = 0; d + 1 < P->ndim; d++) {
     const size_t n = (size_t)P->n[d + 1];
@@ -369,20 +372,23 @@ pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P)
     v.E[d] = E;
     v.lam[d] = lam;
   }
-  /* Coupling i joins rows ia - 1 + i and ia + i: off-diagonal entry
-     ia - 1 + i, present for 0 <= ia - 1 + i < n1 - 1. */
-  char *jo_a = at, *jo_m = jo_a + (nI + 1) * e;
+  /* J's pairs (A1, M1): diagonal i of row ia + i; coupling i of rows
+     ia - 1 + i and ia + i, off-diagonal entry k = ia - 1 + i, present for
+     0 <= k < n1 - 1 (the buffer's zeros elsewhere). */
+  char *jd = at, *jo = jd + 2 * nI * e;
+  for (size_t i = 0; i < nI; i++) {
+    memcpy(jd + 2 * i * e, (const char *)g->a_diag + ((size_t)P->ia + i) * e, e);
+    memcpy(jd + (2 * i + 1) * e, (const char *)g->m_diag + ((size_t)P->ia + i) * e, e);
+  }
   for (size_t i = 0; i <= nI; i++) {
     const long k = (long)P->ia - 1 + (long)i;
     if (k < 0 || k >= P->n[0] - 1)
       continue;
-    memcpy(jo_a + i * e, (const char *)g->a_off + (size_t)k * e, e);
-    memcpy(jo_m + i * e, (const char *)g->m_off + (size_t)k * e, e);
+    memcpy(jo + 2 * i * e, (const char *)g->a_off + (size_t)k * e, e);
+    memcpy(jo + (2 * i + 1) * e, (const char *)g->m_off + (size_t)k * e, e);
   }
-  v.jd_a = (const char *)g->a_diag + (size_t)P->ia * e;
-  v.jd_m = (const char *)g->m_diag + (size_t)P->ia * e;
-  v.jo_a = jo_a;
-  v.jo_m = jo_m;
+  v.jd = jd;
+  v.jo = jo;
   /* The separators' factored systems in dtype, separator-major (j nm + k):
      a real plan's are real (its pencils and shift are). */
   const size_t nm = (size_t)(P->me - P->mb), ns = (size_t)(P->size - 1);
@@ -486,8 +492,6 @@ pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u
     if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
       return st;
     st = ops->modes_separators(P->dctx, x, dvf, dvl, dusl, stream);
-    if (!st)
-      st = ops->copy(lp, x, x, 0, stream);
     t = pscr_mpi_lap(&P->t_exchange, t);
     if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
       return st;
