@@ -200,6 +200,11 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
     int fit = rank == nranks - 1 || en - b >= 2, all_fit = 0;
     MPI_Allreduce(&fit, &all_fit, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     const int one_pass = !(form_flags & PSCR_FLAG_MPI_LOCAL_PLANS) && nranks > 1;
+    /* And NCCL wherever a build with it runs a one-pass device solve with
+       a device per rank: a silent fall back to the host would pass the
+       checks below. */
+    const int nccl = PSCR_TEST_NCCL && one_pass && all_fit && devices >= nranks;
+    CHECK(info.device_nccl == nccl, "%s: device_nccl %d, want %d", name, info.device_nccl, nccl);
     void *df = NULL, *du = NULL;
     /* On the plan's device (ranks on distinct devices: no peer access). */
     cudaSetDevice(o.device);
