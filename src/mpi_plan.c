@@ -395,8 +395,8 @@ pscr_z pscr_mpi_mode_sigma(const pscr_mpi_plan *P, size_t m)
  * tridiagonal) factored without pivoting: ip = 1 / pivot, su =
  * superdiagonal (S is symmetric: the subdiagonal multipliers are
  * su[j-1] ip[j-1]). Separator j is row sep[j]; slab q is rows
- * sep[q-1]+1 .. sep[q]-1 (sep[-1] = -1, sep[P-1] = n1). Scratch: 4 P
- * values (ll, ff, fl and the empty flags as doubles' room). Returns 0, 1
+ * sep[q-1]+1 .. sep[q]-1 (sep[-1] = -1, sep[P-1] = n1). Scratch: ll for
+ * 3 P values (the slabs' corners ll, ff, fl), empty for P flags. Returns 0, 1
  * (a slab at resonance: *what its first row) or 2 (the separators' system,
  * *what the pivot); *margin lowered as pscr_slab_corners does.
  */
