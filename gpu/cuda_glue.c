@@ -495,6 +495,8 @@ static const pscr_backend_ops pscr_cuda_ops = {
     .modes_ends = pscr_cuda_modes_ends,
     .modes_solve = pscr_cuda_modes_solve,
     .modes_destroy = pscr_cuda_modes_destroy,
+    .modes_stage = pscr_cuda_modes_stage,
+    .modes_bytes = pscr_cuda_modes_bytes,
 #if PSCR_HAVE_NCCL
     .modes_comm_key = pscr_cuda_modes_comm_key,
     .modes_comm_id = pscr_cuda_modes_comm_id,

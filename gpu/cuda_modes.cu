@@ -189,6 +189,9 @@ void modes_free(ModesState *s)
   cudaFree(s->sup);
   cudaFree(s->tplanes);
   cudaFree(s->zm);
+  cudaFree(s->stage);
+  if (s->stage_stream)
+    cudaStreamDestroy(s->stage_stream);
   free(s->moff);
 #if PSCR_HAVE_NCCL
   if (s->comm)
@@ -200,10 +203,19 @@ void modes_free(ModesState *s)
   free(s);
 }
 
-// Upload n values of elem bytes.
-cudaError_t upload(void **dst, const void *src, size_t bytes)
+// Device memory of the state, counted (pscr_mpi_info.device_bytes).
+cudaError_t dalloc(ModesState *s, void **dst, size_t bytes)
 {
-  cudaError_t e = cudaMalloc(dst, bytes);
+  const cudaError_t e = cudaMalloc(dst, bytes);
+  if (e == cudaSuccess)
+    s->device_bytes += bytes;
+  return e;
+}
+
+// The same, filled with bytes from the host.
+cudaError_t upload(ModesState *s, void **dst, const void *src, size_t bytes)
+{
+  cudaError_t e = dalloc(s, dst, bytes);
   if (e == cudaSuccess)
     e = cudaMemcpy(*dst, src, bytes, cudaMemcpyHostToDevice);
   return e;
@@ -239,14 +251,14 @@ extern "C" pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view 
   PSCR_CUDA_GOTO(st, fail, cudaSetDevice(device));
   for (int d = 0; d + 1 < v->ndim; d++) {
     const size_t n = (size_t)(d == 0 ? s->n2 : s->n3);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->E[d], v->E[d], n * n * s->elem), n * n * s->elem);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->lam[d], v->lam[d], n * s->elem), n * s->elem);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(s, &s->E[d], v->E[d], n * n * s->elem), n * n * s->elem);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(s, &s->lam[d], v->lam[d], n * s->elem), n * s->elem);
   }
   {
     // J's pairs (A1, M1) as the view has them: one row's pair, one load.
     const size_t e = s->elem, nI = (size_t)(v->nI > 0 ? v->nI : 1);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->jd, v->jd, 2 * nI * e), 2 * nI * e);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->jo, v->jo, 2 * (nI + 1) * e), 2 * (nI + 1) * e);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(s, &s->jd, v->jd, 2 * nI * e), 2 * nI * e);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(s, &s->jo, v->jo, 2 * (nI + 1) * e), 2 * (nI + 1) * e);
   }
   // The separators' data (used by modes_separators only).
   s->rank = v->rank;
@@ -262,19 +274,20 @@ extern "C" pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view 
   s->nm = (size_t)v->mcount[v->rank];
   if (v->size > 1) {
     const size_t nsm = (size_t)(v->size - 1) * (s->nm ? s->nm : 1) * s->elem;
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->ip, v->inv_piv, nsm), nsm);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(&s->sup, v->sup, nsm), nsm);
-    PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMalloc(&s->zm, nsm), nsm);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(s, &s->ip, v->inv_piv, nsm), nsm);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, upload(s, &s->sup, v->sup, nsm), nsm);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, dalloc(s, &s->zm, nsm), nsm);
     bytes = 2 * s->plane * s->elem;
-    PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMalloc(&s->tplanes, bytes), bytes);
+    PSCR_CUDA_ALLOC_GOTO(st, fail, dalloc(s, &s->tplanes, bytes), bytes);
   }
   bytes = s->rows * s->plane * s->elem;
-  PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMalloc(&s->work, bytes), bytes);
+  PSCR_CUDA_ALLOC_GOTO(st, fail, dalloc(s, &s->work, bytes), bytes);
   bytes = 3 * s->plane * s->elem;
-  PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMalloc(&s->dplanes, bytes), bytes);
-  PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMalloc((void **)&s->bad, sizeof *s->bad), sizeof *s->bad);
+  PSCR_CUDA_ALLOC_GOTO(st, fail, dalloc(s, &s->dplanes, bytes), bytes);
+  PSCR_CUDA_ALLOC_GOTO(st, fail, dalloc(s, (void **)&s->bad, sizeof *s->bad), sizeof *s->bad);
   bytes = 6 * s->plane * s->elem;
   PSCR_CUDA_ALLOC_GOTO(st, fail, cudaMallocHost(&s->hplanes, bytes), bytes);
+  s->pinned_bytes = bytes;
   if (cublasCreate(&s->blas) != CUBLAS_STATUS_SUCCESS) {
     s->blas = NULL;
     st = pscr_error_set(PSCR_ERROR_DEVICE, "cublasCreate failed (device %d)", device);
@@ -404,3 +417,33 @@ extern "C" void pscr_cuda_modes_destroy(void *ctx)
   pscr_cuda_restore_device(saved);
 }
 
+
+extern "C" pscr_status pscr_cuda_modes_stage(void *ctx, void **slab, void **stream)
+{
+  ModesState *s = (ModesState *)ctx;
+  *slab = NULL;
+  *stream = NULL;
+  if (!s->stage) {
+    const int saved = pscr_cuda_current_device();
+    pscr_status st = PSCR_SUCCESS;
+    const size_t bytes = s->rows * s->plane * s->elem;
+    PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+    if (!s->stage_stream)
+      PSCR_CUDA_GOTO(st, out, cudaStreamCreateWithFlags(&s->stage_stream, cudaStreamNonBlocking));
+    PSCR_CUDA_ALLOC_GOTO(st, out, dalloc(s, &s->stage, bytes), bytes);
+  out:
+    pscr_cuda_restore_device(saved);
+    if (st)
+      return st;
+  }
+  *slab = s->stage;
+  *stream = s->stage_stream;
+  return PSCR_SUCCESS;
+}
+
+extern "C" void pscr_cuda_modes_bytes(const void *ctx, size_t *device_bytes, size_t *host_bytes)
+{
+  const ModesState *s = (const ModesState *)ctx;
+  *device_bytes = s->device_bytes;
+  *host_bytes = s->pinned_bytes;
+}

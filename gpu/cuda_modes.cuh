@@ -23,6 +23,11 @@ struct ModesState {
   void *dplanes;        // three planes for the caller
   void *hplanes;        // six pinned host planes for the caller
   unsigned long long *bad; // the least failing mode + 1 (device)
+  // Host-array solves (modes_stage): a slab of dtype and a stream of
+  // their own, made at the first such solve.
+  void *stage;
+  cudaStream_t stage_stream;
+  size_t device_bytes, pinned_bytes; // what the state holds
   double shift[2];
   cublasHandle_t blas;
   // The separators (modes_separators): this rank of size, the modes'

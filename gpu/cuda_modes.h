@@ -27,6 +27,8 @@ pscr_status pscr_cuda_modes_ends(void *ctx, const void *x, void *vf, void *vl, s
 pscr_status pscr_cuda_modes_solve(void *ctx, void *x, const void *usl, const void *us,
                                   void *stream);
 void pscr_cuda_modes_destroy(void *ctx);
+pscr_status pscr_cuda_modes_stage(void *ctx, void **slab, void **stream);
+void pscr_cuda_modes_bytes(const void *ctx, size_t *device_bytes, size_t *host_bytes);
 #if PSCR_HAVE_NCCL
 pscr_status pscr_cuda_modes_comm_key(void *ctx, unsigned char *key);
 pscr_status pscr_cuda_modes_comm_id(void *ctx, unsigned char *id);

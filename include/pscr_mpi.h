@@ -157,7 +157,9 @@ typedef struct pscr_mpi_info {
   double separator_seconds; /**< last solve: plane operators, transforms,
                                  the separators' systems */
   pscr_info local;     /**< the local plan's pscr_info (zeros where the
-                            rank's interior is empty) */
+                            rank's interior is empty; in the one-pass forms,
+                            the default with two ranks or more, a plan made
+                            for its backend and device only, with no bytes) */
   double slab_margin;  /**< how far the slabs are from resonance, over this
                             rank's modes: the smallest pivot of a slab's 1D
                             matrix J = A1 + (sigma + c) M1 relative to the
@@ -167,6 +169,11 @@ typedef struct pscr_mpi_info {
                             the separators' steps on the GPUs, exchanging
                             between them by NCCL (a build with NCCL, one rank
                             per GPU); 0 where through MPI on the host */
+  size_t device_bytes; /**< device memory this rank's plan holds, the local
+                            plan's included (the one-pass forms plan it
+                            only: local.device_bytes is 0 there, and their
+                            own slab is counted here) */
+  size_t host_bytes;   /**< host memory it holds (pinned included) */
 } pscr_mpi_info;
 
 /**

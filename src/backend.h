@@ -107,6 +107,12 @@ typedef struct pscr_backend_ops {
                             void *stream);
   pscr_status (*modes_solve)(void *ctx, void *x, const void *usl, const void *us, void *stream);
   void (*modes_destroy)(void *ctx);
+  /* Host arrays in the one-pass form: a device slab of dtype (the view's
+     rows) and a stream to solve it on, the context's own, made at the
+     first call and kept. */
+  pscr_status (*modes_stage)(void *ctx, void **slab, void **stream);
+  /* The device memory and the pinned host memory the context holds. */
+  void (*modes_bytes)(const void *ctx, size_t *device_bytes, size_t *host_bytes);
   /* The separators' steps on the device, exchanging between the ranks'
      devices (NCCL; all NULL where the backend has no such exchange).
      modes_comm_key: the plan's device's 16-byte UUID (one rank per

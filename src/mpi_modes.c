@@ -525,3 +525,29 @@ interior:
   pscr_mpi_lap(&P->t_local, t);
   return st;
 }
+
+/*
+ * Host arrays on CUDA ranks in the one-pass form (no local plan holds a
+ * slab there): f onto the backend's device slab, the device solve there
+ * in place, u back. Each failure is agreed before the next exchange.
+ */
+pscr_status pscr_mpi_solve_staged(pscr_mpi_plan *P, const void *f, void *u)
+{
+  const pscr_backend_ops *ops = P->local->ops;
+  const size_t bytes = P->rows * P->plane * P->elem;
+  void *slab = NULL, *stream = NULL;
+  double t = MPI_Wtime();
+  pscr_status st = ops->modes_stage(P->dctx, &slab, &stream);
+  if (!st)
+    st = ops->copy(P->local, slab, f, bytes, stream);
+  pscr_mpi_lap(&P->t_local, t);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  st = pscr_mpi_solve_device_modes(P, slab, slab, stream);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  t = MPI_Wtime();
+  st = ops->copy(P->local, u, slab, bytes, stream);
+  pscr_mpi_lap(&P->t_local, t);
+  return st;
+}

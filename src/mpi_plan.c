@@ -53,6 +53,14 @@ pscr_status pscr_mpi_split(int n1, int nranks, int rank, int *row_begin, int *ro
 
 /* ------------------------------------------------------------ agreement */
 
+void *pscr_mpi_keep(pscr_mpi_plan *P, size_t bytes)
+{
+  void *p = malloc(bytes);
+  if (p)
+    P->host_bytes += bytes;
+  return p;
+}
+
 /*
  * Every rank's status, agreed: the lowest failing rank's status and message
  * on every rank (the failing rank's own message stays as it is).
@@ -129,7 +137,9 @@ static pscr_status pscr_mpi_copy_pencils(pscr_mpi_plan *P, const pscr_pencil *pe
   size_t total = 4 * n1 * e + 4 * n1 * sizeof(pscr_z);
   for (int d = 1; d < P->ndim; d++)
     total += 4 * (size_t)P->n[d] * e;
-  P->pencil_storage = calloc(1, total);
+  P->pencil_storage = pscr_mpi_keep(P, total);
+  if (P->pencil_storage)
+    memset(P->pencil_storage, 0, total);
   if (!P->pencil_storage)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot copy the pencils (%zu bytes)", total);
   char *at = P->pencil_storage;
@@ -233,10 +243,47 @@ static int pscr_bcast_z(pscr_z *x, size_t n, MPI_Comm comm)
   return MPI_SUCCESS;
 }
 
+/*
+ * The local plan: dimension 1 cut to the interior. planned_only: its
+ * skeleton (pscr_plan_skeleton), which names the backend and the device
+ * the one-pass forms run on, with no storage: their slab solves take the
+ * local plan's place, so a full one would hold the slab's work space
+ * twice.
+ */
+static pscr_status pscr_mpi_local_plan(pscr_mpi_plan *P, const pscr_options *opts,
+                                       int planned_only)
+{
+  const size_t e = P->elem, a = (size_t)P->ia;
+  const pscr_pencil *g = &P->pen[0];
+  pscr_pencil loc[3] = {{P->ib - P->ia, (const char *)g->a_diag + a * e,
+                         (const char *)g->a_off + a * e, (const char *)g->m_diag + a * e,
+                         (const char *)g->m_off + a * e},
+                        P->pen[1], P->ndim == 3 ? P->pen[2] : P->pen[1]};
+  /* The local plans do not refine: the distributed solve refines whole
+     (pscr_mpi_solve), as the interior solves alone would not converge to
+     A's solution. */
+  pscr_options lo = *opts;
+  lo.refine = 0;
+  /* A rank's threads are its share of the node, chosen by the caller:
+     its plan must not take the other ranks' threads for another job's
+     load and fall back to one thread (team.h). */
+  if (lo.num_threads > 0)
+    lo.flags |= PSCR_FLAG_CPU_FIXED_TEAM;
+  const pscr_status st =
+      planned_only ? pscr_plan_skeleton(&P->local, P->dtype, P->ndim, loc, P->shift, &lo)
+                   : pscr_plan_create(&P->local, P->dtype, P->ndim, loc, P->shift, &lo);
+  if (st)
+    return PSCR_ERROR(st, "%s (the local plan of rows %d..%d)", pscr_last_error(), P->ia,
+                      P->ib - 1);
+  return PSCR_SUCCESS;
+}
+
 /* Only complex plans without sine pencils transform by E itself. */
 static void pscr_mpi_free_unused_e(pscr_mpi_plan *P)
 {
   for (int d = 0; d + 1 < P->ndim && (P->sine || !P->cplx); d++) {
+    if (P->E[d])
+      P->host_bytes -= (size_t)P->n[d + 1] * (size_t)P->n[d + 1] * sizeof(pscr_z);
     free(P->E[d]);
     P->E[d] = NULL;
   }
@@ -257,9 +304,9 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
   pscr_status st = PSCR_SUCCESS;
   for (int d = 0; !st && d + 1 < P->ndim; d++) {
     const size_t n = (size_t)P->n[d + 1];
-    P->E[d] = malloc(n * n * sizeof(pscr_z));
-    P->lam[d] = malloc(n * sizeof(pscr_z));
-    P->sscale[d] = malloc(n * sizeof(double));
+    P->E[d] = pscr_mpi_keep(P, n * n * sizeof(pscr_z));
+    P->lam[d] = pscr_mpi_keep(P, n * sizeof(pscr_z));
+    P->sscale[d] = pscr_mpi_keep(P, n * sizeof(double));
     if (!P->E[d] || !P->lam[d] || !P->sscale[d])
       st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu eigenvectors of "
                       "pencil %d", n, n, d + 2);
@@ -287,13 +334,14 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
   /* The planes' transforms (mpi_solve.c, pscr_mpi_transform_plane). */
   if (P->sine) {
     P->sine_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
-    P->sine_scratch = malloc((size_t)P->sine_nt * pscr_sine_scratch((int)order) * sizeof(double));
+    P->sine_scratch =
+        pscr_mpi_keep(P, (size_t)P->sine_nt * pscr_sine_scratch((int)order) * sizeof(double));
     if (!P->sine_scratch)
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the sine transforms' scratch");
   } else if (!P->cplx) {
     for (int d = 0; d + 1 < P->ndim; d++) {
       const size_t n = (size_t)P->n[d + 1];
-      if (!(P->Er[d] = malloc(n * n * sizeof(double))))
+      if (!(P->Er[d] = pscr_mpi_keep(P, n * n * sizeof(double))))
         return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the %zu x %zu real "
                           "eigenvectors of pencil %d", n, n, d + 2);
       for (size_t t = 0; t < n * n; t++)
@@ -310,16 +358,18 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
   P->mode_nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
   if (P->modes) {
     const size_t pe = P->plane * P->elem, celem = P->cplx ? sizeof(pscr_z) : sizeof(double);
-    P->mode_planes = malloc(5 * pe);
-    P->mode_ip = malloc((size_t)P->mode_nt * ((size_t)(P->ib - P->ia) + 1) * 64 * celem);
+    P->mode_planes = pscr_mpi_keep(P, 5 * pe);
+    P->mode_ip =
+        pscr_mpi_keep(P, (size_t)P->mode_nt * ((size_t)(P->ib - P->ia) + 1) * 64 * celem);
     /* Blocks of about 2^16 values (the sine transform's columns; one
        call, and one table of twiddles, per block), 32 to 512 rows. */
     P->mode_len = (size_t)P->n[P->ndim - 1];
     P->mode_block = 32;
     while (P->mode_block < 512 && 2 * P->mode_block * P->mode_len <= ((size_t)1 << 16))
       P->mode_block *= 2;
-    P->mode_rows = malloc((size_t)P->mode_nt * (P->mode_block * celem + 8 * sizeof(double)) *
-                          P->mode_len);
+    P->mode_rows = pscr_mpi_keep(P, (size_t)P->mode_nt *
+                                        (P->mode_block * celem + 8 * sizeof(double)) *
+                                        P->mode_len);
     if (!P->mode_planes || !P->mode_ip || !P->mode_rows)
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the one-pass solve's planes");
   }
@@ -332,6 +382,13 @@ static pscr_status pscr_mpi_transverse_eigen(pscr_mpi_plan *P, const pscr_option
     return PSCR_ERROR(PSCR_ERROR_DEVICE, "MPI_Allreduce of the device solve's form failed");
   if (!P->dmodes)
     pscr_mpi_free_unused_e(P);
+  /* The two-solve form solves by the local plans: planned only so far
+     (pscr_mpi_build), they are built whole now. */
+  if (!P->modes && !P->dmodes && P->local && P->local->skeleton) {
+    pscr_plan_destroy(P->local);
+    P->local = NULL;
+    st = pscr_mpi_local_plan(P, opts, 0);
+  }
   return st;
 }
 
@@ -459,8 +516,8 @@ static pscr_status pscr_mpi_factor_separators(pscr_mpi_plan *P)
 {
   const int ns = P->size - 1;
   const size_t nm = (size_t)(P->me - P->mb);
-  P->inv_piv = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
-  P->sup = malloc((nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
+  P->inv_piv = pscr_mpi_keep(P, (nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
+  P->sup = pscr_mpi_keep(P, (nm ? nm : 1) * (size_t)ns * sizeof(pscr_z));
   if (!P->inv_piv || !P->sup)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators' systems");
   const int nt = P->nthreads > 0 ? P->nthreads : omp_get_max_threads();
@@ -539,7 +596,7 @@ static pscr_status pscr_mpi_ranges(pscr_mpi_plan *P, int begin, int end)
                       "the last rank's rows end at %d, must end at n1 = %d", e, P->n[0]);
   }
   if (!st) {
-    P->sep = malloc((size_t)(P->size > 1 ? P->size - 1 : 1) * sizeof(int));
+    P->sep = pscr_mpi_keep(P, (size_t)(P->size > 1 ? P->size - 1 : 1) * sizeof(int));
     if (!P->sep)
       st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the separators");
     for (int r = 0; !st && r + 1 < P->size; r++)
@@ -553,7 +610,7 @@ static pscr_status pscr_mpi_ranges(pscr_mpi_plan *P, int begin, int end)
 static pscr_status pscr_mpi_modes(pscr_mpi_plan *P)
 {
   const size_t nr = P->plane, R = (size_t)P->size;
-  P->mcount = malloc(6 * R * sizeof(int));
+  P->mcount = pscr_mpi_keep(P, 6 * R * sizeof(int));
   if (!P->mcount)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the mode counts");
   if (nr / R > (size_t)INT32_MAX / (R > 1 ? R - 1 : 1))
@@ -599,34 +656,19 @@ static pscr_status pscr_mpi_build(pscr_mpi_plan *P, const pscr_pencil *pencils, 
   P->left_sep = P->rank > 0 ? begin - 1 : -1;
   P->ia = begin;
   P->ib = P->sep_row >= 0 ? end - 1 : end;
-  /* The local plan: dimension 1 cut to the interior. */
-  if (P->ib > P->ia) {
-    const size_t e = P->elem, a = (size_t)P->ia;
-    const pscr_pencil *g = &P->pen[0];
-    pscr_pencil loc[3] = {{P->ib - P->ia, (const char *)g->a_diag + a * e,
-                           (const char *)g->a_off + a * e, (const char *)g->m_diag + a * e,
-                           (const char *)g->m_off + a * e},
-                          P->pen[1], P->ndim == 3 ? P->pen[2] : P->pen[1]};
-    /* The local plans do not refine: the distributed solve refines whole
-       (pscr_mpi_solve), as the interior solves alone would not converge to
-       A's solution. */
-    pscr_options lo = *opts;
-    lo.refine = 0;
-    /* A rank's threads are its share of the node, chosen by the caller:
-       its plan must not take the other ranks' threads for another job's
-       load and fall back to one thread (team.h). */
-    if (lo.num_threads > 0)
-      lo.flags |= PSCR_FLAG_CPU_FIXED_TEAM;
-    if ((st = pscr_plan_create(&P->local, P->dtype, P->ndim, loc, shift, &lo)))
-      return PSCR_ERROR(st, "%s (the local plan of rows %d..%d)", pscr_last_error(), P->ia,
-                        P->ib - 1);
-  }
+  /* The one-pass forms (the default with two ranks or more) solve the
+     slab themselves: until pscr_mpi_transverse_eigen knows the form, the
+     local plan is planned only. */
+  if (P->ib > P->ia &&
+      (st = pscr_mpi_local_plan(P, opts, P->size > 1 &&
+                                           !(opts->flags & PSCR_FLAG_MPI_LOCAL_PLANS))))
+    return st;
   P->refine = opts->refine;
   if (P->refine) {
     const size_t nw = (P->rows + 2) * P->plane * P->elem;
-    P->ext = malloc(2 * nw);
-    P->r = malloc(nw);
-    P->fcopy = malloc(nw);
+    P->ext = pscr_mpi_keep(P, 2 * nw);
+    P->r = pscr_mpi_keep(P, nw);
+    P->fcopy = pscr_mpi_keep(P, nw);
     if (!P->ext || !P->r || !P->fcopy)
       return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the refinement's buffers (%zu "
                         "bytes)", 4 * nw);
@@ -658,15 +700,16 @@ static pscr_status pscr_mpi_build_separators(pscr_mpi_plan *P)
   const size_t nloc = (size_t)(P->ib - P->ia) * P->plane, nm = (size_t)(P->me - P->mb);
   /* The slab of an in-place solve's v (mpi_solve.c): refined solves solve
      their corrections in place, so they have it from the start. */
-  if (P->refine && nloc)
-    P->v = malloc(nloc * P->elem);
-  P->nplane = malloc(3 * P->plane * P->elem);
-  if (P->local && P->local->backend == PSCR_BACKEND_CUDA &&
-      !(P->dplanes = malloc(4 * P->plane * P->elem)))
+  const int two_solve = !P->modes && !P->dmodes;
+  if (P->refine && nloc && two_solve)
+    P->v = pscr_mpi_keep(P, nloc * P->elem);
+  P->nplane = pscr_mpi_keep(P, 3 * P->plane * P->elem);
+  if (P->local && P->local->backend == PSCR_BACKEND_CUDA && !P->dmodes &&
+      !(P->dplanes = pscr_mpi_keep(P, 4 * P->plane * P->elem)))
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the device solve's planes");
-  P->zplane = malloc(2 * P->plane * sizeof(pscr_z));
-  P->zmodes = malloc(((size_t)(P->size - 1) * nm + 1) * sizeof(pscr_z));
-  if ((P->refine && nloc && !P->v) || !P->nplane || !P->zplane || !P->zmodes)
+  P->zplane = pscr_mpi_keep(P, 2 * P->plane * sizeof(pscr_z));
+  P->zmodes = pscr_mpi_keep(P, ((size_t)(P->size - 1) * nm + 1) * sizeof(pscr_z));
+  if ((P->refine && nloc && two_solve && !P->v) || !P->nplane || !P->zplane || !P->zmodes)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the distributed solve's work space "
                       "(%zu bytes)", nloc * P->elem + 3 * P->plane * P->elem);
   return PSCR_SUCCESS;
@@ -792,6 +835,14 @@ pscr_status pscr_mpi_plan_info_size(const pscr_mpi_plan *P, pscr_mpi_info *out, 
   info.slab_margin = P->size > 1 ? P->slab_margin : 1.0;
   info.device_nccl = P->nccl;
   pscr_status st = P->local ? pscr_plan_info(P->local, &info.local) : PSCR_SUCCESS;
+  info.device_bytes = info.local.device_bytes;
+  info.host_bytes = P->host_bytes + info.local.workspace_bytes;
+  if (P->dctx) {
+    size_t dev = 0, pinned = 0;
+    P->local->ops->modes_bytes(P->dctx, &dev, &pinned);
+    info.device_bytes += dev;
+    info.host_bytes += pinned;
+  }
   memset(out, 0, size);
   memcpy(out, &info, sizeof info);
   return st;

@@ -22,7 +22,8 @@ struct pscr_mpi_plan {
   size_t rows;  /* this rank's rows, end - begin */
   int refine;   /* pscr_options.refine: steps after each solve */
   int *sep;     /* every separator row, size - 1 of them */
-  pscr_plan *local; /* the interior's plan; NULL where the interior is empty */
+  pscr_plan *local; /* the interior's plan; NULL where the interior is empty;
+                       planned only in the one-pass forms (below) */
 
   /* Owned copies of the pencils in dtype, and dimension 1's factors in
      double complex (the separators' 1D matrices; M's NULL off-diagonal as
@@ -60,9 +61,11 @@ struct pscr_mpi_plan {
   int sine_order;
 
   /* The one-pass solve on device arrays (mpi_modes.c): dmodes = 1 where
-     every rank has a CUDA local plan (unless PSCR_FLAG_MPI_LOCAL_PLANS);
-     the backend's context (backend.h's modes_*), its three device planes
-     and six pinned host planes of dtype. */
+     every rank has a CUDA local plan (unless PSCR_FLAG_MPI_LOCAL_PLANS;
+     host arrays go through a device slab, pscr_mpi_solve_staged); the
+     backend's context (backend.h's modes_*), its three device planes and
+     six pinned host planes of dtype. In both one-pass forms the local
+     plan is a skeleton (pscr_plan_skeleton): the backend and its device. */
   int dmodes;
   void *dctx, *dev_planes, *host_planes;
   /* nccl = 1 where the backend exchanges between the ranks' devices
@@ -94,9 +97,14 @@ struct pscr_mpi_plan {
   /* pscr_mpi_info: bytes sent per solve, and the last solve's seconds per
      stage (mpi_solve.c adds to them as it goes). */
   size_t bytes_sent;
+  size_t host_bytes; /* what pscr_mpi_keep allocated */
   int row_begin;
   double t_local, t_exchange, t_separator;
 };
+
+/* malloc, counted in P->host_bytes (pscr_mpi_info.host_bytes): the
+   plan's lasting buffers (mpi_plan.c). */
+void *pscr_mpi_keep(pscr_mpi_plan *P, size_t bytes);
 
 /* Every rank's status agreed: the lowest failing rank's status and message
    on every rank. */
@@ -129,5 +137,7 @@ pscr_status pscr_mpi_device_modes_create(pscr_mpi_plan *P);
    collective; fails only where MPI does. */
 pscr_status pscr_mpi_device_exchange(pscr_mpi_plan *P);
 pscr_status pscr_mpi_solve_device_modes(pscr_mpi_plan *P, const void *f, void *u, void *stream);
+/* Host arrays in that form: through the backend's device slab. */
+pscr_status pscr_mpi_solve_staged(pscr_mpi_plan *P, const void *f, void *u);
 
 #endif

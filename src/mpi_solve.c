@@ -305,6 +305,8 @@ static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
   }
   if (P->modes)
     return pscr_mpi_agree(P->comm, P->rank, pscr_mpi_solve_modes(P, f, u));
+  if (P->dmodes)
+    return pscr_mpi_agree(P->comm, P->rank, pscr_mpi_solve_staged(P, f, u));
   /* The first interior solve v goes to u's interior rows, which step 4
      overwrites; an in-place solve needs f there until then, so v goes to
      a slab of its own, allocated at the first in-place solve. A failure
@@ -313,7 +315,7 @@ static pscr_status pscr_mpi_solve_once(pscr_mpi_plan *P, const void *f, void *u)
   pscr_status st = PSCR_SUCCESS;
   if (u == f && !P->v && P->local) {
     const size_t bytes = (size_t)(P->ib - P->ia) * P->plane * P->elem;
-    if (!(P->v = malloc(bytes)))
+    if (!(P->v = pscr_mpi_keep(P, bytes)))
       st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the in-place solve's slab (%zu "
                       "bytes)", bytes);
   }

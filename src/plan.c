@@ -882,6 +882,23 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   return st;
 }
 
+pscr_status pscr_plan_skeleton(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                               const pscr_pencil *pencils, const void *shift,
+                               const pscr_options *opts)
+{
+  pscr_options o;
+  pscr_status st = pscr_options_read(opts, &o);
+  if (st == PSCR_SUCCESS)
+    st = pscr_validate(plan, dtype, ndim, pencils, shift, &o);
+  if (st)
+    return st;
+  const pscr_plan_args a = {dtype, ndim, pencils, shift};
+  if ((st = pscr_plan_build(plan, &a, &o, 1)))
+    return st;
+  (*plan)->skeleton = 1;
+  return PSCR_SUCCESS;
+}
+
 /* Fixed values in [-1, 1) from a 64-bit mixing hash of the index: the same
    on every call, no state, no correlation between neighbours. */
 void pscr_plan_probe_values(const pscr_plan *p, void *f)
@@ -954,7 +971,8 @@ pscr_status pscr_plan_info_size(const pscr_plan *p, pscr_info *out, size_t size)
   info->plan_seconds = p->plan_seconds;
   info->workspace_bytes = p->host_bytes;
   info->device_bytes = p->device_bytes;
-  p->ops->info(p, info);
+  if (!p->skeleton) /* the backend's choices are made by its setup */
+    p->ops->info(p, info);
   pscr_cost_rules rules;
   p->ops->cost_rules(p, &rules);
   pscr_cost_model(p, &rules, info->cost, &info->cost_total, &info->min_bytes);

@@ -66,6 +66,9 @@ struct pscr_plan {
   void *backend_data;
 
   size_t host_bytes, device_bytes;
+  /* Made by pscr_plan_skeleton: backend and methods only, nothing to
+     solve with. */
+  int skeleton;
 
   /* The planner's record (planner.c; pscr_info.candidate, .chosen). */
   int ncand, chosen;
@@ -105,6 +108,13 @@ typedef struct pscr_plan_args {
    no backend setup): the planners read the candidates from it. */
 pscr_status pscr_plan_build(pscr_plan **plan, const pscr_plan_args *a, const pscr_options *o,
                             int skeleton);
+/* pscr_plan_create's checks, then the skeleton of pscr_plan_build: for a
+   caller that needs the backend a plan would run on (its ops, its device)
+   but solves by other means (mpi_modes.c). pscr_plan_info describes it,
+   with no bytes; it must not be solved with. */
+pscr_status pscr_plan_skeleton(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                               const pscr_pencil *pencils, const void *shift,
+                               const pscr_options *opts);
 
 /* planner.c: resolve p->method's AUTO entries (the levels of every
    dimension not forced to a transform exist on entry) and record the

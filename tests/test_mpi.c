@@ -183,6 +183,23 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
                               devices >= nranks && !(form_flags & PSCR_FLAG_MPI_LOCAL_PLANS)),
         "%s: device_nccl %d with %d ranks on %d devices", name, info.device_nccl, nranks,
         devices);
+  /* The one-pass forms (two ranks or more, no flag) solve the slab
+     themselves: the local plan is planned only (its factors' copies, no
+     work space, no device memory). The plan's bytes include the local
+     plan's. */
+  int fits = rank == nranks - 1 || en - b >= 2, every_fits = 0;
+  MPI_Allreduce(&fits, &every_fits, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  /* CUDA ranks take it where every rank has an interior (else the
+     two-solve form, with whole local plans). */
+  const int one_pass_form = nranks > 1 && !(form_flags & PSCR_FLAG_MPI_LOCAL_PLANS) &&
+                            (local_backend != PSCR_BACKEND_CUDA || every_fits);
+  CHECK(!one_pass_form || (info.local.device_bytes == 0 && info.local.workspace_bytes <=
+                           64 * (size_t)(pen[0].n + pen[1].n + pen[ndim - 1].n) * e),
+        "%s: the one-pass form's local plan holds %zu device and %zu host bytes", name,
+        info.local.device_bytes, info.local.workspace_bytes);
+  CHECK(info.host_bytes >= info.local.workspace_bytes && info.device_bytes >=
+            info.local.device_bytes, "%s: plan bytes %zu / %zu below the local plan's", name,
+        info.host_bytes, info.device_bytes);
   CHECK(info.local_seconds >= 0 && info.exchange_seconds >= 0 && info.separator_seconds >= 0 &&
             info.local_seconds + info.exchange_seconds + info.separator_seconds > 0,
         "%s: stage seconds %g %g %g", name, info.local_seconds, info.exchange_seconds,
@@ -225,8 +242,10 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
         dmax = fmax(dmax, fabs(ud[t] - u[t]));
         umax = fmax(umax, fabs(u[t]));
       }
-      CHECK(one_pass || dmax <= 1e-13 * umax, "%s: the device solve differs from the host "
-            "solve by %.3g (max |u| %.3g)", name, dmax, umax);
+      /* The host solve ran the same kernels (the one-pass form: through
+         a device slab; the two-solve form: the local plans'). */
+      CHECK(dmax <= 1e-13 * umax, "%s: the device solve differs from the host solve by %.3g "
+            "(max |u| %.3g)", name, dmax, umax);
     }
     sd = pscr_mpi_solve_device(plan, df, df, NULL);
     CHECK(sd == (nranks > 1 && !one_pass ? PSCR_ERROR_NOT_SUPPORTED : want),
@@ -241,6 +260,19 @@ static void run_case(const char *name, pscr_dtype dt, int ndim, const pscr_penci
       CHECK(dmax <= 1e-13 * umax, "%s: the device solve in place differs by %.3g (max |u| "
             "%.3g)", name, dmax, umax);
       free(hi);
+    }
+    /* The one-pass form's device memory: the work slab, the host solves'
+       slab, planes (at most 12: the caller's three, the terms, the modes'
+       factors and right-hand sides), the transverse eigenpairs and
+       dimension 1's pairs: no other full-volume buffer (issue: "no
+       full-volume buffer beyond what the local plan needs"). */
+    if (one_pass && all_fit) {
+      const size_t n2 = (size_t)pen[1].n, n3 = ndim == 3 ? (size_t)pen[2].n : 0;
+      const size_t bound = (2 * nloc + 12 * plane + n2 * n2 + n3 * n3 + n2 + n3 +
+                            4 * (size_t)pen[0].n + 4) * e + 64;
+      CHECK(info.local.device_bytes == 0 && info.device_bytes > nloc * e &&
+                info.device_bytes <= bound, "%s: the one-pass form holds %zu device bytes (a "
+            "slab %zu, bound %zu)", name, info.device_bytes, nloc * e, bound);
     }
     if (!one_pass) {
       free(ud);
@@ -535,8 +567,8 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return 2;
   }
-  /* Both forms (host arrays with CUDA local plans take the two-solve form
-     either way; their device arrays both). */
+  /* Both forms (host and device arrays; with CUDA ranks the one-pass
+     form's host arrays go through a device slab). */
   for (int form = 0; form < 2; form++) {
     form_flags = form ? PSCR_FLAG_MPI_LOCAL_PLANS : 0;
     if (rank == 0)
