@@ -4,7 +4,10 @@
  * time (the slowest rank, median of the repetitions after one warm-up),
  * the seconds per stage (local solves, exchanges, separator work: the
  * slowest rank's, medians), the bytes each rank sends per solve (the
- * largest), and the backward error of the distributed solution, computed
+ * largest), the plan's memory on the rank holding most (pscr_mpi_info's
+ * device_bytes on GPU ranks, host_bytes on CPU ranks; mem_MB, the CSV's
+ * plan_bytes_per_rank; not counted for the baseline), and the backward
+ * error of the distributed solution, computed
  * distributedly (the operator on each slab with a one-plane halo). Strong
  * scaling by default (the same global problem for every rank count);
  * --weak multiplies n1 by the rank count. scripts/bench-dist.sh runs it on
@@ -13,8 +16,14 @@
  * the same ranks and f, timed the same way, its answer held to the same
  * bound: one more row (method "transpose").
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* sched_getaffinity */
+#endif
 #include <limits.h>
 #include <math.h>
+#ifdef __linux__
+#include <sched.h>
+#endif
 #include <fcntl.h>
 #include <unistd.h>
 #include <stdio.h>
@@ -167,6 +176,17 @@ static double median(double *x, int n)
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
 
+/* The CPUs this process may run on (its affinity mask); 0 where unknown. */
+static int cpus_allowed(void)
+{
+#ifdef __linux__
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0)
+    return CPU_COUNT(&set);
+#endif
+  return 0;
+}
+
 static double max_over_ranks(double x)
 {
   double m = x;
@@ -223,17 +243,24 @@ static double dist_berr(const pscr_problem *pb, int b, int e, const double *f, c
 /* A row of the table and the CSV (rank 0); ms: solve, local, exchange, separator. */
 static void report(const options *o, FILE *csv, const char *what, const char *method,
                    const int *n3, int ndim, double setup, const double *ms, double bytes,
-                   double berr, const char *verdict)
+                   double mem, double berr, const char *verdict)
 {
   if (rank != 0)
     return;
-  printf("%-24s %-10s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %10.2e%s\n", what, method, nranks,
-         1e3 * setup, ms[0], ms[1], ms[2], ms[3], bytes, berr, verdict);
-  if (csv)
-    fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e,%s\n", ndim,
+  char gb[16] = "-";
+  if (mem > 0)
+    snprintf(gb, sizeof gb, "%.1f", mem / 1e6);
+  printf("%-24s %-10s %5d %9.1f %10.3f %9.3f %9.3f %9.3f %12.0f %9s %10.2e%s\n", what, method,
+         nranks, 1e3 * setup, ms[0], ms[1], ms[2], ms[3], bytes, gb, berr, verdict);
+  if (csv) {
+    fprintf(csv, "poisson%dd,%d,%d,%d,%d,%s,%s,%.4f,%.4f,%.4f,%.4f,%.4f,%.0f,%.3e,%s,", ndim,
             n3[0], n3[1], ndim == 3 ? n3[2] : 1, nranks,
             o->backend ? (o->device_arrays ? "cuda-device" : "cuda") : "cpu",
             o->weak ? "weak" : "strong", setup, ms[0], ms[1], ms[2], ms[3], bytes, berr, method);
+    if (mem > 0)
+      fprintf(csv, "%.0f", mem);
+    fprintf(csv, "\n");
+  }
   /* Row by row: a run cut off by a time limit keeps the rows it made. */
   if (csv)
     fflush(csv);
@@ -302,7 +329,7 @@ static int run_transpose(const options *o, const pscr_problem *pb, const int *n3
                           1e3 * median(t + 2 * o->repeat, o->repeat), 0.0};
     failed = !(berr <= BERR_BOUND);
     if (!failed)
-      report(o, csv, what, "transpose", n3, pb->ndim, setup, ms, bytes, berr, "");
+      report(o, csv, what, "transpose", n3, pb->ndim, setup, ms, bytes, 0.0, berr, "");
     else if (rank == 0) /* not a row to compare */
       printf("%-24s %-10s REJECTED: backward error %.2e above %g\n", what, "transpose", berr,
              BERR_BOUND);
@@ -407,7 +434,11 @@ static int run_case(const options *o, int ndim, int n, FILE *csv)
                           1e3 * median(t + 2 * o->repeat, o->repeat),
                           1e3 * median(t + 3 * o->repeat, o->repeat)};
     failed = !(berr <= BERR_BOUND);
-    report(o, csv, what, pscr_method_name(o), n3, ndim, setup, ms, maxb, berr,
+    /* The plan's memory on the rank that holds most: on the device for
+       CUDA ranks, else on the host. */
+    double mem = (double)(o->backend ? info.device_bytes : info.host_bytes), maxm = mem;
+    MPI_Allreduce(&mem, &maxm, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    report(o, csv, what, pscr_method_name(o), n3, ndim, setup, ms, maxb, maxm, berr,
            failed ? "  FAIL" : "");
   }
   /* The baseline after every pscr case that ran (the same on every rank). */
@@ -446,7 +477,7 @@ int main(int argc, char **argv)
       fprintf(stderr, "pscr-dist-bench: cannot write --csv file '%s'\n", o.csv);
     else
       fprintf(csv, "problem,n1,n2,n3,ranks,backend,scaling,setup_s,solve_ms,local_ms,"
-                   "exchange_ms,separator_ms,bytes_per_rank,berr,method\n");
+                   "exchange_ms,separator_ms,bytes_per_rank,berr,method,plan_bytes_per_rank\n");
     bad_csv = !csv;
   }
   MPI_Bcast(&bad_csv, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -454,14 +485,24 @@ int main(int argc, char **argv)
     MPI_Finalize();
     return CLI_USAGE;
   }
+  /* More threads than CPUs to run on (mpiexec binds a rank to one core by
+     default at two ranks or fewer): the host's stages then crawl, each
+     barrier waiting for threads that share a core. Said, not refused. */
+  int cpus = cpus_allowed(), least = cpus;
+  MPI_Allreduce(&cpus, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (rank == 0 && least > 0 && o.threads > least)
+    fprintf(stderr, "pscr-dist-bench: warning: --threads %d but a rank may run on %d CPU%s only "
+            "(its affinity mask): start it with mpiexec --bind-to none, or fewer threads\n",
+            o.threads, least, least == 1 ? "" : "s");
   if (rank == 0) {
     static const char *const planners[] = {"none", "estimate", "measure"};
     printf("# pscr-dist-bench (pscr %s): %d ranks, %s scaling, local plans on the %s (planner "
            "%s), %s arrays; ms: slowest rank, median of %d after a warm-up\n",
            PSCR_VERSION_STRING, nranks, o.weak ? "weak" : "strong", o.backend ? "GPU" : "CPU",
            planners[o.planner], o.device_arrays ? "device" : "host", o.repeat);
-    printf("%-24s %-10s %5s %9s %10s %9s %9s %9s %12s %10s\n", "problem", "method", "ranks",
-           "setup_ms", "solve_ms", "local", "exchange", "separator", "bytes/rank", "berr");
+    printf("%-24s %-10s %5s %9s %10s %9s %9s %9s %12s %9s %10s\n", "problem", "method", "ranks",
+           "setup_ms", "solve_ms", "local", "exchange", "separator", "bytes/rank", "mem_MB",
+           "berr");
   }
   int failed = 0;
   for (int k = 0; k < 2; k++)
