@@ -103,15 +103,18 @@ PSCR_EXTERN pscr_status pscr_mpi_solve(pscr_mpi_plan *plan, const void *f, void 
  * @brief Solve A u = f for this rank's slab of device arrays, ordered on a
  *        CUDA stream (collective; new in 0.2).
  *
- * The ranks' local plans must be CUDA plans (pscr_options.backend), every
- * rank but the last must hold two rows or more, and refine must be 0 (else
+ * The ranks' local plans must be CUDA plans (pscr_options.backend) and
+ * every rank but the last must hold two rows or more (else
  * PSCR_ERROR_NOT_SUPPORTED on every rank). The volume stays on the device:
- * the slab goes to the transverse modes (cuBLAS products), its per-mode
- * tridiagonal systems along dimension 1 run there, and the few planes the
- * separators need cross to the host, where the messages go through MPI
- * (with PSCR_FLAG_MPI_LOCAL_PLANS: the two local solves on the device, and
- * then u must not be f). u may be f. The call returns
- * when u is complete.
+ * the slab goes to the transverse modes (cuBLAS products) and its per-mode
+ * tridiagonal systems along dimension 1 run there; the separators' steps
+ * run on the GPUs with NCCL between them where the build has NCCL and each
+ * rank its own GPU (pscr_mpi_info.device_nccl), else their few planes
+ * cross to the host and the messages go through MPI. With
+ * PSCR_FLAG_MPI_LOCAL_PLANS: the two local solves on the device, and then
+ * u must not be f. With refine > 0 the solve goes through a host slab
+ * (made at the first call), where host solves refine. u may be f. The
+ * call returns when u is complete.
  * @param[in]  plan   a plan from pscr_mpi_plan_create.
  * @param[in]  f      the rank's rows of the right-hand side (device memory).
  * @param[out] u      the rank's rows of the solution (device memory); may be f.

@@ -878,6 +878,7 @@ void pscr_mpi_plan_destroy(pscr_mpi_plan *P)
   free(P->r);
   free(P->fcopy);
   free(P->dplanes);
+  free(P->hslab);
   MPI_Comm_free(&P->comm);
   free(P);
 }

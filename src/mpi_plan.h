@@ -93,6 +93,8 @@ struct pscr_mpi_plan {
   void *ext, *r, *fcopy;
   /* Device solves (a CUDA local plan): four host planes (fs, vf, vl, us). */
   void *dplanes;
+  /* Refined device solves: a host slab of dtype (made at the first). */
+  void *hslab;
 
   /* pscr_mpi_info: bytes sent per solve, and the last solve's seconds per
      stage (mpi_solve.c adds to them as it goes). */

@@ -488,6 +488,34 @@ static pscr_status pscr_mpi_solve_device_once(pscr_mpi_plan *P, const void *f, v
   return pscr_mpi_agree(P->comm, P->rank, st);
 }
 
+/*
+ * Refined solves of device arrays (pscr_options.refine): through a host
+ * slab (made at the first call, kept), where host solves refine: the
+ * residual with its one-plane halo on the host, each solve the form's own
+ * (one-pass: through the device again). u may be f.
+ */
+static pscr_status pscr_mpi_solve_device_refined(pscr_mpi_plan *P, const void *f, void *u,
+                                                 void *stream)
+{
+  const pscr_backend_ops *ops = P->local->ops;
+  const size_t bytes = P->rows * P->plane * P->elem;
+  pscr_status st = PSCR_SUCCESS;
+  if (!P->hslab && !(P->hslab = pscr_mpi_keep(P, bytes)))
+    st = PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate the refined device solve's host slab "
+                    "(%zu bytes)", bytes);
+  if (!st)
+    st = ops->copy(P->local, P->hslab, f, bytes, stream);
+  if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
+    return st;
+  /* pscr_mpi_solve is collective and agreed; it counts the stages. */
+  if ((st = pscr_mpi_solve(P, P->hslab, P->hslab)))
+    return st;
+  const double t = MPI_Wtime();
+  st = ops->copy(P->local, u, P->hslab, bytes, stream);
+  pscr_mpi_lap(&P->t_local, t);
+  return st;
+}
+
 pscr_status pscr_mpi_solve_device(pscr_mpi_plan *P, const void *f, void *u, void *stream)
 {
   pscr_error_clear();
@@ -503,11 +531,10 @@ pscr_status pscr_mpi_solve_device(pscr_mpi_plan *P, const void *f, void *u, void
     st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "%s", P->local ? "device arrays need CUDA local "
                     "plans (pscr_options.backend)" : "device arrays need every rank but the last "
                     "to hold two rows or more (this rank's interior is empty)");
-  else if (P->refine)
-    st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "refine with device arrays: not yet (host arrays "
-                    "refine)");
   if ((st = pscr_mpi_agree(P->comm, P->rank, st)))
     return st;
+  if (P->refine)
+    return pscr_mpi_agree(P->comm, P->rank, pscr_mpi_solve_device_refined(P, f, u, stream));
   P->t_local = P->t_exchange = P->t_separator = 0;
   if (P->size == 1) {
     const double t = MPI_Wtime();
