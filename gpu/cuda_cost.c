@@ -51,10 +51,13 @@ static double partition_flops(const pscr_op_costs *o, int M, int P, int mdiag)
   t += inner * (2 * o->fma + o->mul);
   /* Boundary row bde, ce; Schur row Lr, t1, t2, Dr, test, Ur, Rr. */
   t += o->fma + cf + 4 * o->mul + 2 * o->add + test3 + 2 * o->fma;
-  /* PCR steps: reciprocal, k1, k2, u1, u2, Dn, test, L, U, R. */
-  t += log2p * (o->inv + 6 * o->mul + 2 * o->add + test3 + 2 * o->fma);
-  /* X = R / D, then the interior rows back: M - 1 of them, 2 fma each. */
-  t += o->inv + o->mul + (M - 1) * 2 * o->fma;
+  /* PCR steps: reciprocal, k1, k2, u1, u2, Dn, test, L, U, R; twice (the
+     refinement step of the boundary system), with X = R / D each time and
+     the residual between (3 fma, an add). */
+  t += 2 * log2p * (o->inv + 6 * o->mul + 2 * o->add + test3 + 2 * o->fma);
+  t += 2 * (o->inv + o->mul) + 3 * o->fma + 2 * o->add;
+  /* The interior rows back: M - 1 of them, 2 fma each. */
+  t += (M - 1) * 2 * o->fma;
   /* P threads, and the coupling a of every thread but the first. */
   return P * t + (P - 1) * cf;
 }

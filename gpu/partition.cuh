@@ -129,6 +129,60 @@ __device__ inline void pcr_step(T &L, T &D, T &U, T &R, T Lm, T Im, T Um, T Rm, 
   D = Dn;
 }
 
+// The boundary system (one row (L, D, U, R) per thread lp of P) by PCR:
+// X this row's unknown, Xl the previous row's and Xr the next's (0 past
+// the ends). Every row publishes its inverted diagonal, so a step costs one
+// reciprocal per row. Rows outside 0 .. P-1 are identity rows. In a warp
+// (inwarp: P <= 32) by shuffles; else through the shared rows sL..sR.
+// Every thread of the system calls it (barriers).
+template <class T>
+__device__ inline void pcr_solve(bool inwarp, int P, int lp, T Lr, T Dr, T Ur, T Rr, T *sL,
+                                 T *sD, T *sU, T *sR, int &bad, T &X, T &Xl, T &Xr)
+{
+  if (inwarp) {
+    for (int dl = 1; dl < P; dl <<= 1) {
+      const T I = inv(Dr);
+      T Lm = shfl_up(Lr, dl, P), Im = shfl_up(I, dl, P), Um = shfl_up(Ur, dl, P),
+        Rm = shfl_up(Rr, dl, P);
+      T Lp = shfl_down(Lr, dl, P), Ip = shfl_down(I, dl, P), Up = shfl_down(Ur, dl, P),
+        Rp = shfl_down(Rr, dl, P);
+      if (lp < dl)
+        Lm = Um = Rm = Im = T(0);
+      if (lp + dl >= P)
+        Lp = Up = Rp = Ip = T(0);
+      pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
+    }
+    X = Rr * inv(Dr);
+    Xl = shfl_up(X, 1, P);
+    Xr = shfl_down(X, 1, P);
+  } else {
+    for (int dl = 1; dl < P; dl <<= 1) {
+      sL[lp] = Lr;
+      sD[lp] = inv(Dr);
+      sU[lp] = Ur;
+      sR[lp] = Rr;
+      __syncthreads();
+      const bool hm = lp >= dl, hp = lp + dl < P;
+      const T Lm = hm ? sL[lp - dl] : T(0), Im = hm ? sD[lp - dl] : T(0);
+      const T Um = hm ? sU[lp - dl] : T(0), Rm = hm ? sR[lp - dl] : T(0);
+      const T Lp = hp ? sL[lp + dl] : T(0), Ip = hp ? sD[lp + dl] : T(0);
+      const T Up = hp ? sU[lp + dl] : T(0), Rp = hp ? sR[lp + dl] : T(0);
+      __syncthreads();
+      pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
+    }
+    X = Rr * inv(Dr);
+    sR[lp] = X;
+    __syncthreads();
+    Xl = sR[lp > 0 ? lp - 1 : 0];
+    Xr = sR[lp + 1 < P ? lp + 1 : lp];
+    __syncthreads();
+  }
+  if (lp == 0)
+    Xl = T(0);
+  if (lp == P - 1)
+    Xr = T(0);
+}
+
 // The partition pivot test: |piv| must exceed eps times the terms it came from.
 template <class T> __device__ inline bool pivot_bad(T piv, real_t<T> scale)
 {
@@ -423,47 +477,24 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   bad |= pivot_bad(Dr, abs1(bde) + abs1(t1) + abs1(t2));
   T Ur = ce * gaN;
   T Rr = re - a * alL - ce * alN;
-  // PCR: every row publishes its inverted diagonal, so a step costs one
-  // reciprocal per row. Rows outside 0 .. P-1 are identity rows.
-  T Xl, X;
-  if (inwarp) {
-    for (int dl = 1; dl < P; dl <<= 1) {
-      const T I = inv(Dr);
-      T Lm = shfl_up(Lr, dl, P), Im = shfl_up(I, dl, P), Um = shfl_up(Ur, dl, P),
-        Rm = shfl_up(Rr, dl, P);
-      T Lp = shfl_down(Lr, dl, P), Ip = shfl_down(I, dl, P), Up = shfl_down(Ur, dl, P),
-        Rp = shfl_down(Rr, dl, P);
-      if (lp < dl)
-        Lm = Um = Rm = Im = T(0);
-      if (lp + dl >= P)
-        Lp = Up = Rp = Ip = T(0);
-      pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
-    }
-    X = Rr * inv(Dr);
-    Xl = shfl_up(X, 1, P);
-  } else {
-    for (int dl = 1; dl < P; dl <<= 1) {
-      sL[lp] = Lr;
-      sD[lp] = inv(Dr);
-      sU[lp] = Ur;
-      sR[lp] = Rr;
-      __syncthreads();
-      const bool hm = lp >= dl, hp = lp + dl < P;
-      const T Lm = hm ? sL[lp - dl] : T(0), Im = hm ? sD[lp - dl] : T(0);
-      const T Um = hm ? sU[lp - dl] : T(0), Rm = hm ? sR[lp - dl] : T(0);
-      const T Lp = hp ? sL[lp + dl] : T(0), Ip = hp ? sD[lp + dl] : T(0);
-      const T Up = hp ? sU[lp + dl] : T(0), Rp = hp ? sR[lp + dl] : T(0);
-      __syncthreads();
-      pcr_step(Lr, Dr, Ur, Rr, Lm, Im, Um, Rm, Lp, Ip, Up, Rp, bad);
-    }
-    X = Rr * inv(Dr);
-    sR[lp] = X;
-    __syncthreads();
-    Xl = sR[lp > 0 ? lp - 1 : 0];
-    __syncthreads();
+  // PCR, then one refinement step of the boundary system: PCR combines
+  // rows with multipliers near 1/2 on weakly dominant rows (Poisson, and
+  // Helmholtz away from its absorbing ends), a near-singular combination,
+  // so its backward error grows with P: with 1000-row Helmholtz systems 64
+  // to 512 boundary rows lost up to 1500x plain Thomas's. The residual of
+  // the boundary rows and a second PCR on it bring that within 2x
+  // (docs/accuracy.md, "The partitioned level-3 solver"); the boundary
+  // system is P rows on chip, the level's traffic is unchanged.
+  T X, Xl, Xr;
+  pcr_solve(inwarp, P, lp, Lr, Dr, Ur, Rr, sL, sD, sU, sR, bad, X, Xl, Xr);
+  {
+    const T rho = Rr - Lr * Xl - Dr * X - Ur * Xr;
+    int again = 0; // the same rows: the pivots were checked
+    T dX, dXl, dXr;
+    pcr_solve(inwarp, P, lp, Lr, Dr, Ur, rho, sL, sD, sU, sR, again, dX, dXl, dXr);
+    X += dX;
+    Xl += dXl;
   }
-  if (lp == 0)
-    Xl = T(0);
 
   // Back substitution of the interior with both boundary values known,
   // through shared memory so that the stores to v are coalesced.
