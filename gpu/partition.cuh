@@ -485,15 +485,20 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   // the boundary rows and a second PCR on it bring that within 2x
   // (docs/accuracy.md, "The partitioned level-3 solver"); the boundary
   // system is P rows on chip, the level's traffic is unchanged.
-  T X, Xl, Xr;
-  pcr_solve(inwarp, P, lp, Lr, Dr, Ur, Rr, sL, sD, sU, sR, bad, X, Xl, Xr);
-  {
-    const T rho = Rr - Lr * Xl - Dr * X - Ur * Xr;
-    int again = 0; // the same rows: the pivots were checked
-    T dX, dXl, dXr;
-    pcr_solve(inwarp, P, lp, Lr, Dr, Ur, rho, sL, sD, sU, sR, again, dX, dXl, dXr);
-    X += dX;
-    Xl += dXl;
+  // One copy of the PCR code, run twice (every instantiation of
+  // part_solve carries it: compile time).
+  T X = T(0), Xl = T(0), rhs = Rr;
+#pragma unroll 1
+  for (int pass = 0; pass < 2; pass++) {
+    int pbad = 0;
+    T x, xl, xr;
+    pcr_solve(inwarp, P, lp, Lr, Dr, Ur, rhs, sL, sD, sU, sR, pbad, x, xl, xr);
+    if (pass == 0) {
+      bad |= pbad; // the second pass has the same rows
+      rhs = Rr - Lr * xl - Dr * x - Ur * xr;
+    }
+    X += x;
+    Xl += xl;
   }
 
   // Back substitution of the interior with both boundary values known,
