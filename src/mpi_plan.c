@@ -137,11 +137,9 @@ static pscr_status pscr_mpi_copy_pencils(pscr_mpi_plan *P, const pscr_pencil *pe
   size_t total = 4 * n1 * e + 4 * n1 * sizeof(pscr_z);
   for (int d = 1; d < P->ndim; d++)
     total += 4 * (size_t)P->n[d] * e;
-  P->pencil_storage = pscr_mpi_keep(P, total);
-  if (P->pencil_storage)
-    memset(P->pencil_storage, 0, total);
-  if (!P->pencil_storage)
+  if (!(P->pencil_storage = pscr_mpi_keep(P, total)))
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot copy the pencils (%zu bytes)", total);
+  memset(P->pencil_storage, 0, total);
   char *at = P->pencil_storage;
   for (int d = 0; d < P->ndim; d++) {
     const size_t n = (size_t)P->n[d];

@@ -834,6 +834,7 @@ pscr_status pscr_plan_build(pscr_plan **plan, const pscr_plan_args *a, const psc
   if ((st = pscr_choose_methods(p)))
     goto out_destroy;
   if (skeleton) {
+    p->skeleton = 1;
     *plan = p;
     return PSCR_SUCCESS;
   }
@@ -857,6 +858,15 @@ out_destroy:
   return st;
 }
 
+/* The caller's options read into *o, then the arguments validated. */
+static pscr_status pscr_read_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
+                                      const pscr_pencil *pencils, const void *shift,
+                                      const pscr_options *opts, pscr_options *o)
+{
+  const pscr_status st = pscr_options_read(opts, o);
+  return st ? st : pscr_validate(plan, dtype, ndim, pencils, shift, o);
+}
+
 pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
                              const pscr_pencil *pencils, const void *shift,
                              const pscr_options *opts)
@@ -865,9 +875,7 @@ pscr_status pscr_plan_create(pscr_plan **plan, pscr_dtype dtype, int ndim,
   if (plan)
     *plan = NULL;
   pscr_options o;
-  pscr_status st = pscr_options_read(opts, &o);
-  if (st == PSCR_SUCCESS)
-    st = pscr_validate(plan, dtype, ndim, pencils, shift, &o);
+  pscr_status st = pscr_read_validate(plan, dtype, ndim, pencils, shift, opts, &o);
   if (st)
     return st;
   const double t0 = omp_get_wtime();
@@ -887,16 +895,11 @@ pscr_status pscr_plan_skeleton(pscr_plan **plan, pscr_dtype dtype, int ndim,
                                const pscr_options *opts)
 {
   pscr_options o;
-  pscr_status st = pscr_options_read(opts, &o);
-  if (st == PSCR_SUCCESS)
-    st = pscr_validate(plan, dtype, ndim, pencils, shift, &o);
+  pscr_status st = pscr_read_validate(plan, dtype, ndim, pencils, shift, opts, &o);
   if (st)
     return st;
   const pscr_plan_args a = {dtype, ndim, pencils, shift};
-  if ((st = pscr_plan_build(plan, &a, &o, 1)))
-    return st;
-  (*plan)->skeleton = 1;
-  return PSCR_SUCCESS;
+  return pscr_plan_build(plan, &a, &o, 1);
 }
 
 /* Fixed values in [-1, 1) from a 64-bit mixing hash of the index: the same

@@ -66,7 +66,7 @@ struct pscr_plan {
   void *backend_data;
 
   size_t host_bytes, device_bytes;
-  /* Made by pscr_plan_skeleton: backend and methods only, nothing to
+  /* A skeleton of pscr_plan_build: backend and methods only, nothing to
      solve with. */
   int skeleton;
 
