@@ -20,7 +20,7 @@ so that a table can always be regenerated and checked against its CSV.
 
 A table sits in a file between `<!-- perf:NAME -->` and `<!-- /perf:NAME -->`
 (each marker alone on its line); any file may hold any of them. The default
-FILEs are docs/performance.md and README.md, those that exist. A marker naming no known table is an error, so a typo
+FILEs are docs/performance.md, docs/distributed.md and README.md, those that exist. A marker naming no known table is an error, so a typo
 cannot hide a table from --check. --root DIR takes the repository root
 (default: this file's parent's parent), for tests on a copy.
 
@@ -34,6 +34,8 @@ a table reads,
   D-gpu-once   pscr-gpu-once results (gpu-once.csv): float against double
   D-threads    bench-threads.sh (threads.csv): one thread against the default
                team, idle and loaded
+  D-dist       pscr-dist-bench on GPUs (dist-gpu.csv): pscr against the
+               transpose baseline per case and GPU count, stages, bytes
 and also
   runs         every current run: folder, files, tool, commit, date
   readme       the README's one table: pscr (double, float) against its
@@ -48,7 +50,7 @@ import re
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-DEFAULT_FILES = ("docs/performance.md", "README.md")
+DEFAULT_FILES = ("docs/performance.md", "docs/distributed.md", "README.md")
 MARK = re.compile(r"^<!-- (/?)perf:([A-Za-z0-9_.-]+) -->\s*$")
 RUNS_BEGIN, RUNS_END = "<!-- runs -->", "<!-- /runs -->"
 RUNS_HEAD = ("files", "tool", "command", "commit", "date (UTC)", "device", "notes")
@@ -465,10 +467,56 @@ def planner_table(results, dev):
     return caption(results, dev, "roofline.csv") + " " + note + "\n\n" + table(head, body)
 
 
+def dist_label(r):
+    """'3D 1023^3' or '3D 2046 x 1023^2 (weak)' from a pscr-dist-bench row."""
+    n = [int(r[k]) for k in ("n1", "n2", "n3") if int(r[k]) > 1]
+    dims = f"{len(n)}D "
+    if all(x == n[0] for x in n):
+        s = f"{n[0]}^{len(n)}"
+    else:
+        s = f"{n[0]} x {n[1]}^{len(n) - 1}" if len(set(n[1:])) == 1 else " x ".join(map(str, n))
+    return dims + s + (" (weak)" if r["scaling"] == "weak" else "")
+
+
+def dist_table(results, dev):
+    """pscr-dist-bench on GPUs: pscr against the transpose baseline."""
+    rows, _ = read_csv(os.path.join(results, dev, "dist-gpu.csv"))
+    cases = {}
+    for r in rows:
+        weak = r["scaling"] == "weak"
+        cases.setdefault((weak, int(r["n3"]), int(r["n2"]), 0 if weak else int(r["n1"]),
+                          int(r["ranks"])), {})[r["method"]] = r
+    body = []
+    for key in sorted(cases):
+        by = cases[key]
+        p, t = by.get("pscr") or by.get("pscr-local"), by.get("transpose")
+        if p is None:
+            continue
+        ms = num(p["solve_ms"])
+        comm = (num(p["exchange_ms"]) or 0) + (num(p["separator_ms"]) or 0)
+        mb = num(p.get("plan_bytes_per_rank"))
+        tb = "-" if t is None else sig(num(t["bytes_per_rank"]) / 1e6)
+        body.append((dist_label(p), p["ranks"], sig(ms), peer_cell(num(t["solve_ms"]) if t else None, ms),
+                     f"{sig(num(p['local_ms']))} / {sig(comm)} ({100 * comm / ms:.1f}%)",
+                     f"{sig(num(p['bytes_per_rank']) / 1e6)} / {tb}",
+                     "-" if mb is None else sig(mb / 1e9), sci(num(p["berr"]))))
+    note = ("Device arrays, one rank per GPU, NCCL between them; times: the slowest rank, "
+            "median after a warm-up, ms. Transpose: the baseline in the same run (in "
+            "parentheses its time over pscr's; above 1: pscr is faster; a dash: not run). "
+            "Local / exchange: pscr's interior solves against its separators' steps and "
+            "messages, with that stage's share of the solve. Bytes: sent per rank per solve. "
+            "Plan GB: pscr's plan on the rank holding most (a dash: not in this CSV). One GPU "
+            "is the single-process plan.")
+    head = ("problem", "GPUs", "pscr ms", "transpose ms", "local / exchange ms",
+            "MB sent per rank, pscr / transpose", "plan GB", "pscr backward error")
+    return caption(results, dev, "dist-gpu.csv") + " " + note + "\n\n" + table(head, body)
+
+
 KINDS = (("bench", "bench.csv", bench_table), ("planner", "roofline.csv", planner_table), ("roofline", "roofline.csv", roofline_table),
          ("peers", "roofline.csv", peers_table), ("precision", "precision.csv", precision_table),
          ("baselines", "baselines.csv", baselines_table),
-         ("gpu-once", "gpu-once.csv", gpu_once_table), ("threads", "threads.csv", threads_table))
+         ("gpu-once", "gpu-once.csv", gpu_once_table), ("threads", "threads.csv", threads_table),
+         ("dist", "dist-gpu.csv", dist_table))
 
 
 def devices(results):
@@ -584,6 +632,7 @@ def plot_dir(folder):
         raise PerfError("plot needs matplotlib (pip install matplotlib, or python3-matplotlib)")
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    import matplotlib.ticker  # noqa: F401  (the dist plot's axis labels)
     dev = os.path.basename(os.path.normpath(folder))
     results = os.path.dirname(os.path.normpath(folder))
     made = []
@@ -653,6 +702,46 @@ def plot_dir(folder):
         ax.grid(True, which="both", alpha=0.3)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0))
         save(fig, "roofline.png")
+    if os.path.exists(os.path.join(folder, "dist-gpu.csv")):
+        rows, _ = read_csv(os.path.join(folder, "dist-gpu.csv"))
+        fig, ax = plt.subplots(figsize=(8, 5.5))
+        series = {}
+        for r in rows:
+            if r["scaling"] == "weak":
+                per = dict(r, n1=str(int(r["n1"]) // int(r["ranks"])), scaling="strong")
+                size = f"weak, {dist_label(per)[3:]} per GPU"
+            else:
+                size = dist_label(r)
+            method = "pscr" if r["method"].startswith("pscr") else r["method"]
+            series.setdefault((size, method), []).append((int(r["ranks"]), num(r["solve_ms"])))
+        # A weak series starts at one GPU: the strong 1-GPU row of the same size.
+        for r in rows:
+            size = f"weak, {dist_label(r)[3:]} per GPU"
+            key = (size, "pscr" if r["method"].startswith("pscr") else r["method"])
+            if r["ranks"] == "1" and r["scaling"] == "strong" and key in series and \
+                    all(x != 1 for x, _ in series[key]):
+                series[key].append((1, num(r["solve_ms"])))
+        sizes = sorted({k[0] for k in series}, key=lambda x: (x.startswith("weak"), x))
+        for i, size in enumerate(sizes):
+            for method, style in (("pscr", "o-"), ("transpose", "x--")):
+                pts = sorted(series.get((size, method), []))
+                if not pts:
+                    continue
+                ax.plot([x for x, _ in pts], [y for _, y in pts], style, color=f"C{i}",
+                        label=f"{size}: {method}")
+        ranks = sorted({int(r["ranks"]) for r in rows})
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(ranks)
+        ax.set_xticklabels([str(x) for x in ranks])
+        ax.set_yscale("log")
+        ax.set_xlabel("GPUs (one rank each)")
+        ax.set_ylabel("solve ms (slowest rank, median)")
+        for axis in (ax.yaxis.set_major_formatter, ax.yaxis.set_minor_formatter):
+            axis(matplotlib.ticker.FormatStrFormatter("%g"))
+        ax.grid(True, which="both", alpha=0.3)
+        ax.legend(fontsize=7)
+        ax.set_title(title("dist-gpu.csv", "pscr-dist-bench"), fontsize=10)
+        save(fig, "dist-gpu.png")
     for name, tool in (("precision.csv", "pscr-precision"), ("gpu-once.csv", "pscr-gpu-once")):
         if not os.path.exists(os.path.join(folder, name)):
             continue

@@ -101,6 +101,11 @@ class PerfTables(unittest.TestCase):
         # cpu-16core/baselines.csv, 3D 127: pscr 257.524 ms, FFTW 11.587 ms.
         self.assertIn("| Poisson 3D | 127 | 16 | 258 | 11.6 | 22.23 |",
                       perf_tables.baselines_table(res, "cpu-16core"))
+        # h200-x2/dist-gpu.csv, 1023^3 on 2 GPUs: pscr 113.1553 ms (local 111.8370,
+        # exchange 1.3727: 1.2%), transpose 124.5053 ms (1.10x), 16744456 and
+        # 4282392576 bytes sent, plan 4357779512 bytes.
+        self.assertIn("| 3D 1023^3 | 2 | 113 | 125 (1.10x) | 112 / 1.37 (1.2%) | 16.7 / 4280 "
+                      "| 4.36 | 4.8e-15 |", perf_tables.dist_table(res, "h200-x2"))
 
     def test_record_replaces_its_row(self):
         d = os.path.join(self.tmp, "bench", "results", "h100")
