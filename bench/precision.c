@@ -189,6 +189,7 @@ int main(int argc, char **argv)
   const char *csv_path = NULL;
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE; /* the PSCR reduction is what this tool measures */
   opts.check_finite = 0;
   cli_args c;
   cli_init(&c, "pscr-precision", argc, argv);

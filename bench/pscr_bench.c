@@ -211,6 +211,7 @@ int main(int argc, char **argv)
   int min_n = 0, max_n = INT_MAX, repeat = 0, backend = 2;
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE; /* the PSCR reduction is what this tool measures */
   opts.check_finite = 0; /* time the solver, not the input scan */
   cli_args c;
   cli_init(&c, "pscr-bench", argc, argv);

@@ -51,8 +51,8 @@ static void usage(FILE *out)
           "--flags: expert/test switches of pscr_options.flags by name (docs/user-guide.md)\n"
           "--method: how dimension 1 (and 2 in 3D) is solved: auto, reduction (PSCR) or\n"
           "          transform (dense eigenvector transform), e.g. transform,reduction\n"
-          "--planner: how auto methods are chosen: none (the reduction, default),\n"
-          "          estimate (the cost model) or measure (times each candidate)\n"
+          "--planner: how auto methods are chosen: estimate (the cost model, default),\n"
+          "          none (the reduction) or measure (times each candidate)\n"
           "--refine K: K steps of iterative refinement after each solve (0 .. 8)\n"
           "--refine-single: the refinement's corrections by a float plan (double only)\n"
           "Exit status: 0, 1 on a library error, 2 on a bad command line.\n");
@@ -72,7 +72,7 @@ int main(int argc, char **argv)
   static const char *const backends[] = {"auto", "cpu", "cuda"};
   static const char *const methods[] = {"auto", "reduction", "transform"};
   static const char *const planners[] = {"none", "estimate", "measure"};
-  int planner = 0;
+  int planner = 1; /* estimate, the library's default */
   static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
                                           PSCR_METHOD_TRANSFORM};
   int method[2] = {0, 0}, nmethods = 0;

@@ -319,7 +319,7 @@ contains
     call pscr_options_init(o)
     call check(o%size == c_sizeof(o) .and. o%backend == PSCR_BACKEND_AUTO .and. &
       o%check_finite == 1 .and. o%max_batch == 1 .and. o%refine == 0 .and. o%flags == 0 .and. &
-      all(o%method == PSCR_METHOD_AUTO) .and. o%planner == PSCR_PLANNER_NONE, &
+      all(o%method == PSCR_METHOD_AUTO) .and. o%planner == PSCR_PLANNER_ESTIMATE, &
       'pscr_options_init: the documented defaults')
   end subroutine test_options
 

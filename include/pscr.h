@@ -159,8 +159,9 @@ typedef enum pscr_backend {
  * (pscr_options.method, pscr_info.method; new in 0.2).
  */
 typedef enum pscr_method {
-  /** The planner chooses (pscr_options.planner): the reduction with
-      PSCR_PLANNER_NONE, the cost model's choice with PSCR_PLANNER_ESTIMATE. */
+  /** The planner chooses (pscr_options.planner): the cost model's choice
+      with PSCR_PLANNER_ESTIMATE (the default), the reduction with
+      PSCR_PLANNER_NONE. */
   PSCR_METHOD_AUTO = 0,
   /** The radix-4 PSCR reduction: O(log n) passes over the data, eigen data
       of O(n log n) entries. */
@@ -186,7 +187,8 @@ typedef enum pscr_method {
  * taken.
  */
 typedef enum pscr_planner {
-  /** AUTO is PSCR_METHOD_REDUCTION (the behaviour before methods existed). */
+  /** AUTO is PSCR_METHOD_REDUCTION (the behaviour before methods existed;
+      the default until 0.2). */
   PSCR_PLANNER_NONE = 0,
   /**
    * Each AUTO dimension takes the method of the vector that the plan's cost
@@ -343,7 +345,8 @@ typedef struct pscr_options {
    */
   pscr_method method[2];
   /** How AUTO entries of method are resolved (pscr_planner); default
-      PSCR_PLANNER_NONE. Other values: PSCR_ERROR_INVALID_VALUE. New in 0.2. */
+      PSCR_PLANNER_ESTIMATE (PSCR_PLANNER_NONE pins the reduction). Other
+      values: PSCR_ERROR_INVALID_VALUE. New in 0.2. */
   pscr_planner planner;
   /**
    * Steps of iterative refinement after every solve, 0 (default) to

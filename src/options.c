@@ -17,6 +17,7 @@ static void pscr_options_defaults(pscr_options *d)
   d->cuda_rows_per_thread = 0;
   d->max_batch = 1;
   d->flags = 0;
+  d->planner = PSCR_PLANNER_ESTIMATE;
 }
 
 pscr_status pscr_options_init_size(pscr_options *opts, size_t size)

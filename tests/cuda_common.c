@@ -1,7 +1,9 @@
 /* Helpers of the CUDA suites (test_cuda.c, test_cuda_paths.c,
    test_cuda_batch.c): plans with the test's flags, the profiled solve's
    check, the shared cases and bounds, and the main that skips without a
-   device. */
+   device. The suites test the reduction's kernels: their plans pin
+   PSCR_PLANNER_NONE (the default planner transforms small dimensions;
+   test_methods covers the transforms). */
 #include "cuda_common.h"
 
 #include <cuda_runtime_api.h>
@@ -16,6 +18,7 @@ pscr_plan *ct_make_plan_rows(const op *o, pscr_backend backend, int rows)
 {
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = backend;
   opts.cuda_rows_per_thread = rows;
   opts.flags = ct_plan_flags;
@@ -91,6 +94,7 @@ pscr_plan *ct_make_batch_plan(const op *o, int max_batch, int rows)
 {
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   opts.cuda_rows_per_thread = rows;
   opts.max_batch = max_batch;
@@ -110,6 +114,7 @@ static int cuda_available(void)
   pscr_pencil p[2] = {{1, &one, NULL, &one, NULL}, {1, &one, NULL, &one, NULL}};
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   pscr_plan *plan = NULL;
   pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts);

@@ -162,6 +162,7 @@ START_TEST(partition_pivot_fallback)
   pscr_pencil p[2] = {{1, &a1, NULL, &m1, NULL}, {4, a2d, a2o, m2d, m2o}};
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   opts.cuda_rows_per_thread = 2;
   pscr_plan *plan;
@@ -547,6 +548,7 @@ START_TEST(singular_shift)
     p[1] = (pscr_pencil){1, &zero, NULL, m2d, NULL};
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   pscr_plan *plan;
   ck_assert_int_eq(pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
@@ -580,6 +582,7 @@ START_TEST(device_out_of_memory)
   double c = 0.0;
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   pscr_plan *plan = (pscr_plan *)&c;
   pscr_status st = pscr_plan_create(&plan, PSCR_R64, 3, p, &c, &opts);
@@ -602,6 +605,7 @@ START_TEST(bad_arguments)
   pscr_pencil p[2] = {{1, &one, NULL, &one, NULL}, {1, &one, NULL, &one, NULL}};
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CPU;
   pscr_plan *cpu, *gpu;
   ck_assert_int_eq(pscr_plan_create(&cpu, PSCR_R64, 2, p, &c, &opts), PSCR_SUCCESS);
@@ -665,6 +669,7 @@ START_TEST(caller_device_restored)
   ck_assert_int_eq(cudaSetDevice(caller), cudaSuccess);
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   opts.device = 0;
   opts.max_batch = 2;
@@ -734,6 +739,7 @@ START_TEST(size_limit_auto)
   }
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.flags = PSCR_FLAG_TEST_CUDA_SLAB_1000;
   const int sizes[3][3] = {{3, 30, 40}, {3, 25, 40}, {30, 40, 0}}; /* 1200, 1000, 2D */
   const pscr_backend want[3] = {PSCR_BACKEND_CPU, PSCR_BACKEND_CUDA, PSCR_BACKEND_CUDA};

@@ -250,6 +250,7 @@ START_TEST(batch_pivots)
   const int n2 = p[1].n, nrhs = 3, ld = n2 + 1;
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   opts.max_batch = 2;
   opts.cuda_rows_per_thread = _i ? 2 : 0;
@@ -311,6 +312,7 @@ START_TEST(batch_bad_arguments)
                                                     (double[]){1.0, 1.0}, NULL}};
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CUDA;
   opts.max_batch = 2;
   pscr_plan *gpu;

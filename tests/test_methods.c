@@ -394,6 +394,7 @@ START_TEST(methods_bad_input)
                 "%s", pscr_last_error());
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CUDA;
+  opts.planner = PSCR_PLANNER_NONE; /* AUTO: the reduction */
   opts.method[0] = PSCR_METHOD_TRANSFORM;
   const pscr_status cuda = pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts);
   ck_assert_msg(cuda == PSCR_SUCCESS || cuda == PSCR_ERROR_NOT_SUPPORTED, "%s",
@@ -478,16 +479,30 @@ START_TEST(planner_estimate)
   ck_assert_int_eq(got[0], PSCR_METHOD_REDUCTION);
   op_free(&o);
 
-  /* The default planner: AUTO is the reduction. */
+  /* The default planner is ESTIMATE (both dimensions transformed, as
+     above); with PSCR_PLANNER_NONE AUTO is the reduction. */
   make_op_model(&o, PSCR_PROBLEM_POISSON, 3, n3, 0.0);
   pscr_options opts;
   pscr_options_init(&opts);
   opts.backend = PSCR_BACKEND_CPU;
-  ck_assert_int_eq(opts.planner, PSCR_PLANNER_NONE);
+  ck_assert_int_eq(opts.planner, PSCR_PLANNER_ESTIMATE);
   pscr_plan *plan = NULL;
   ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
                    PSCR_SUCCESS);
   pscr_info info;
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert(info.method[0] == PSCR_METHOD_TRANSFORM && info.method[1] == PSCR_METHOD_TRANSFORM);
+  pscr_plan_destroy(plan);
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), NULL),
+                   PSCR_SUCCESS); /* no options: the defaults (AUTO backend) */
+  ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
+  ck_assert_int_eq(info.ncandidates, 4);
+  ck_assert(info.chosen >= 0 && info.method[0] != PSCR_METHOD_AUTO &&
+            info.method[1] != PSCR_METHOD_AUTO);
+  pscr_plan_destroy(plan);
+  opts.planner = PSCR_PLANNER_NONE;
+  ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
+                   PSCR_SUCCESS);
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
   ck_assert(info.method[0] == PSCR_METHOD_REDUCTION && info.method[1] == PSCR_METHOD_REDUCTION);
   pscr_plan_destroy(plan);

@@ -41,6 +41,7 @@ static double check_solve_bound(kind k, int ndim, const int *n, uint64_t seed, d
   size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CPU;
   pscr_plan *plan = NULL;
   pscr_status st = pscr_plan_create(&plan, o.dtype, ndim, o.pencils, o.shift, &opts);
@@ -501,6 +502,7 @@ START_TEST(deterministic_across_threads)
   for (int threads = 1; threads <= 2; threads++) {
     pscr_options opts;
     pscr_options_init(&opts);
+    opts.planner = PSCR_PLANNER_NONE;
     opts.backend = PSCR_BACKEND_CPU;
     opts.num_threads = threads;
     pscr_plan *plan;
@@ -534,6 +536,7 @@ START_TEST(team_bitwise)
   for (int threads = 1; threads <= 3; threads++) {
     pscr_options opts;
     pscr_options_init(&opts);
+    opts.planner = PSCR_PLANNER_NONE;
     opts.backend = PSCR_BACKEND_CPU;
     opts.num_threads = threads;
     opts.flags = PSCR_FLAG_CPU_FIXED_TEAM;
@@ -548,6 +551,7 @@ START_TEST(team_bitwise)
   }
   pscr_options opts;
   pscr_options_init(&opts);
+  opts.planner = PSCR_PLANNER_NONE;
   opts.backend = PSCR_BACKEND_CPU;
   opts.num_threads = 2;
   pscr_plan *plan;

@@ -293,6 +293,7 @@ const pscr_options *tu_cpu_options(void)
 {
   static _Thread_local pscr_options o;
   pscr_options_init(&o);
+  o.planner = PSCR_PLANNER_NONE;
   o.backend = PSCR_BACKEND_CPU;
   return &o;
 }

@@ -67,7 +67,9 @@ int tu_dense_solve(pscr_dtype dtype, int ndim, const pscr_pencil *pencils, const
 int tu_pencil_eigenvalues(pscr_dtype dtype, const pscr_pencil *p, double *lambda);
 
 /* Options that pin the CPU backend (AUTO would pick CUDA where a device
-   exists); for suites that check the CPU reference. */
+   exists) and the reduction (PSCR_PLANNER_NONE: the default planner would
+   transform the small dimensions these suites reduce); for suites that
+   check the CPU reference. */
 const pscr_options *tu_cpu_options(void);
 
 /* Least-squares slope of log(err) against log(h) over count meshes,

@@ -58,6 +58,7 @@ static void check_list(pscr_problem_kind kind, int ndim, const int *n)
   }
   pscr_options o;
   pscr_options_init(&o);
+  o.planner = PSCR_PLANNER_NONE;
   o.backend = PSCR_BACKEND_CPU;
   st = pscr_plan_create(&plan, pb->dtype, ndim, pb->pencils, pb->shift, &o);
   if (st) {

@@ -86,6 +86,13 @@ pscr_status bl_l3_list_build(const pscr_plan *plan, bl_l3_list *list, char *msg,
     snprintf(msg, len, "bl_l3_list_build: ndim is %d", plan->ndim);
     return PSCR_ERROR_INVALID_VALUE;
   }
+  for (int d = 0; d < plan->ndim - 1; d++)
+    if (plan->method[d] != PSCR_METHOD_REDUCTION) {
+      /* The launches are the reduction's level 3: a transformed dimension
+         has no levels (plan->lv[d] is empty). */
+      snprintf(msg, len, "bl_l3_list_build: dimension %d is transformed, not reduced", d + 1);
+      return PSCR_ERROR_NOT_SUPPORTED;
+    }
   const int ndim = plan->ndim, cplx = plan->dtype == PSCR_C64, l = ndim - 1;
   const size_t words = cplx ? 2 : 1, n = (size_t)plan->n[l];
 

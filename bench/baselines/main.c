@@ -406,6 +406,7 @@ static int run_gtsv(bl_case *c, const options *o, const char *prob, int n)
 
   memset(&list, 0, sizeof list);
   pscr_options_init(&po);
+  po.planner = PSCR_PLANNER_NONE; /* the reduction's level-3 launches */
   po.backend = PSCR_BACKEND_CPU;
   po.num_threads = o->threads;
   st = pscr_plan_create(&plan, c->pb->dtype, c->pb->ndim, c->pb->pencils, c->pb->shift, &po);

@@ -103,8 +103,10 @@ class Plan:
         factors' type, complex when the shift is.
     backend: "auto" (CUDA when built with it and a device exists), "cpu"
         or "cuda". threads: CPU threads (0: OpenMP's default).
-    planner: "none", "estimate" or "measure"; method: "auto", "reduction"
-        or "transform" per reduced dimension (a name or a pair).
+    planner: "estimate" (default: the cost model's fastest method per
+        reduced dimension), "none" (the reduction) or "measure"; method:
+        "auto", "reduction" or "transform" per reduced dimension (a name or
+        a pair).
     refine: steps of iterative refinement (0 to pscr.REFINE_MAX);
         refine_single: a double plan's corrections in float.
     device, max_batch, check_finite, cuda_rows_per_thread, flags: as
@@ -123,7 +125,7 @@ class Plan:
         dtype: Any = None,
         backend: str = "auto",
         threads: int = 0,
-        planner: str = "none",
+        planner: str = "estimate",
         method: str | Sequence[str] = "auto",
         refine: int = 0,
         refine_single: bool = False,
