@@ -65,7 +65,7 @@ static void usage(FILE *out)
           "  n1 = N P). N in 2..65536, at most %d sizes; R >= 1 (default 5); T >= 1\n"
           "  threads per rank (default: OpenMP's); --backend: the ranks' local plans\n"
           "  (cuda: host arrays; rank r on device r mod K, K from --devices, default 1);\n"
-          "  --planner: the local plans' pscr_options.planner (default none);\n"
+          "  --planner: the local plans' pscr_options.planner (default estimate);\n"
           "  --device-arrays: f and u on the ranks' devices (pscr_mpi_solve_device;\n"
           "  with --backend cuda); --baseline: after each case the transpose-based\n"
           "  solver on the same ranks and f (eigenvector transforms of dimensions 1\n"
@@ -88,6 +88,7 @@ static int parse_args(int argc, char **argv, options *o, int talk)
 {
   static const int def2[] = {1023, 2047}, def3[] = {63, 127};
   memset(o, 0, sizeof *o);
+  o->planner = 1; /* estimate, the library's default (the order of planners[]) */
   memcpy(o->sizes[0], def2, sizeof def2);
   memcpy(o->sizes[1], def3, sizeof def3);
   o->nsizes[0] = o->nsizes[1] = 2;

@@ -88,9 +88,10 @@ static void usage(FILE *out)
                "                     [--refine-single]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
-               "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (none: the\n"
-               "  reduction; estimate: the cost model's method per dimension, e.g. the dense\n"
-               "  transform in 3D; measure: the fastest of the timed candidates); a transform\n"
+               "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (estimate,\n"
+               "  the default: the cost model's method per dimension, e.g. the dense\n"
+               "  transform in 3D; none: the reduction; measure: the fastest of the timed\n"
+               "  candidates); a transform\n"
                "  plan's stages are not profiled and it has no\n"
                "  level-3 (cuSPARSE) rows. --refine K (1..8): Helmholtz cases get a row\n"
                "  'pscr-refine', the chosen method with pscr_options.refine = K, checked and\n"
@@ -142,6 +143,7 @@ static int parse_args(int argc, char **argv, rl_opts *o)
   cli_init(&c, "pscr-roofline", argc, argv);
   memset(o, 0, sizeof *o);
   o->repeat = 20;
+  o->planner = 1; /* estimate, the library's default (the order of planners[]) */
   o->baselines = 1;
   o->copy_mib = 1024;
   if (parse_cases(&c, default_cases, o))

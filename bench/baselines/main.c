@@ -90,8 +90,8 @@ static void usage(FILE *out)
                "                      [--no-cpu] [--no-gpu] [--no-dense] [--no-gtsv]\n"
                "                      [--device D] [--csv FILE] [--planner none|estimate|measure]\n"
                "  N in 1..1048576, at most %d sizes; R >= 1; T >= 1 (default all); D >= 0.\n"
-               "  --planner: pscr_options.planner of pscr's CPU plans (default none: the\n"
-               "  reduction); the note names the method per dimension.\n"
+               "  --planner: pscr_options.planner of pscr's CPU plans (default estimate,\n"
+               "  the library's); the note names the method per dimension.\n"
                "Exit status: 0, 1 when a row failed, 2 on a bad command line or an\n"
                "unwritable FILE.\n",
           MAX_SIZES);
@@ -102,6 +102,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
   static const int def2[] = {1023, 2047, 4095}, def3[] = {63, 127, 255};
   memset(o, 0, sizeof *o);
+  o->planner = 1; /* estimate, the library's default (the order of planners[]) */
   memcpy(o->sizes[0], def2, sizeof def2);
   memcpy(o->sizes[1], def3, sizeof def3);
   o->nsizes[0] = o->nsizes[1] = 3;
