@@ -467,15 +467,22 @@ def planner_table(results, dev):
     return caption(results, dev, "roofline.csv") + " " + note + "\n\n" + table(head, body)
 
 
+def dist_size(r, per_gpu=False):
+    """'1023^3', '2046 x 1023^2' or '9 x 10 x 11' from a pscr-dist-bench row
+    (per_gpu: n1 over the ranks, a weak-scaling row's share)."""
+    n1 = int(r["n1"]) // (int(r["ranks"]) if per_gpu else 1)
+    n = [n1] + [int(r[k]) for k in ("n2", "n3") if int(r[k]) > 1]
+    if len(set(n)) == 1:
+        return f"{n[0]}^{len(n)}"
+    if len(set(n[1:])) == 1:
+        return f"{n[0]} x {n[1]}^{len(n) - 1}"
+    return " x ".join(map(str, n))
+
+
 def dist_label(r):
     """'3D 1023^3' or '3D 2046 x 1023^2 (weak)' from a pscr-dist-bench row."""
-    n = [int(r[k]) for k in ("n1", "n2", "n3") if int(r[k]) > 1]
-    dims = f"{len(n)}D "
-    if all(x == n[0] for x in n):
-        s = f"{n[0]}^{len(n)}"
-    else:
-        s = f"{n[0]} x {n[1]}^{len(n) - 1}" if len(set(n[1:])) == 1 else " x ".join(map(str, n))
-    return dims + s + (" (weak)" if r["scaling"] == "weak" else "")
+    dims = 2 if int(r["n3"]) <= 1 else 3
+    return f"{dims}D {dist_size(r)}" + (" (weak)" if r["scaling"] == "weak" else "")
 
 
 def dist_table(results, dev):
@@ -707,19 +714,15 @@ def plot_dir(folder):
         fig, ax = plt.subplots(figsize=(8, 5.5))
         series = {}
         for r in rows:
-            if r["scaling"] == "weak":
-                per = dict(r, n1=str(int(r["n1"]) // int(r["ranks"])), scaling="strong")
-                size = f"weak, {dist_label(per)[3:]} per GPU"
-            else:
-                size = dist_label(r)
             method = "pscr" if r["method"].startswith("pscr") else r["method"]
+            weak = r["scaling"] == "weak"
+            size = f"weak, {dist_size(r, True)} per GPU" if weak else dist_label(r)
             series.setdefault((size, method), []).append((int(r["ranks"]), num(r["solve_ms"])))
         # A weak series starts at one GPU: the strong 1-GPU row of the same size.
         for r in rows:
-            size = f"weak, {dist_label(r)[3:]} per GPU"
-            key = (size, "pscr" if r["method"].startswith("pscr") else r["method"])
-            if r["ranks"] == "1" and r["scaling"] == "strong" and key in series and \
-                    all(x != 1 for x, _ in series[key]):
+            key = (f"weak, {dist_size(r)} per GPU",
+                   "pscr" if r["method"].startswith("pscr") else r["method"])
+            if r["ranks"] == "1" and key in series and all(x != 1 for x, _ in series[key]):
                 series[key].append((1, num(r["solve_ms"])))
         sizes = sorted({k[0] for k in series}, key=lambda x: (x.startswith("weak"), x))
         for i, size in enumerate(sizes):

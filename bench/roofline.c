@@ -143,7 +143,7 @@ static int parse_args(int argc, char **argv, rl_opts *o)
   cli_init(&c, "pscr-roofline", argc, argv);
   memset(o, 0, sizeof *o);
   o->repeat = 20;
-  o->planner = 1; /* estimate, the library's default (the order of planners[]) */
+  o->planner = PSCR_PLANNER_ESTIMATE; /* the library's default; planners[] is in enum order */
   o->baselines = 1;
   o->copy_mib = 1024;
   if (parse_cases(&c, default_cases, o))

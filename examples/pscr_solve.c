@@ -72,7 +72,7 @@ int main(int argc, char **argv)
   static const char *const backends[] = {"auto", "cpu", "cuda"};
   static const char *const methods[] = {"auto", "reduction", "transform"};
   static const char *const planners[] = {"none", "estimate", "measure"};
-  int planner = 1; /* estimate, the library's default */
+  int planner = PSCR_PLANNER_ESTIMATE; /* the library's default; planners[] is in enum order */
   static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
                                           PSCR_METHOD_TRANSFORM};
   int method[2] = {0, 0}, nmethods = 0;

@@ -496,9 +496,8 @@ START_TEST(planner_estimate)
   ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), NULL),
                    PSCR_SUCCESS); /* no options: the defaults (AUTO backend) */
   ck_assert_int_eq(pscr_plan_info(plan, &info), PSCR_SUCCESS);
-  ck_assert_int_eq(info.ncandidates, 4);
-  ck_assert(info.chosen >= 0 && info.method[0] != PSCR_METHOD_AUTO &&
-            info.method[1] != PSCR_METHOD_AUTO);
+  ck_assert_int_eq(info.ncandidates, 4); /* the planner ran (NONE lists none) */
+  ck_assert_int_ge(info.chosen, 0);
   pscr_plan_destroy(plan);
   opts.planner = PSCR_PLANNER_NONE;
   ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),

@@ -39,10 +39,7 @@ static double check_solve_bound(kind k, int ndim, const int *n, uint64_t seed, d
   op o;
   make_op(&o, k, ndim, n, seed);
   size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype);
-  pscr_options opts;
-  pscr_options_init(&opts);
-  opts.planner = PSCR_PLANNER_NONE;
-  opts.backend = PSCR_BACKEND_CPU;
+  pscr_options opts = *tu_cpu_options();
   pscr_plan *plan = NULL;
   pscr_status st = pscr_plan_create(&plan, o.dtype, ndim, o.pencils, o.shift, &opts);
   ck_assert_msg(st == PSCR_SUCCESS, "%s n=%d,%d,%d: plan: %s (%s)", kind_name[k], n[0], n[1],
@@ -500,10 +497,7 @@ START_TEST(deterministic_across_threads)
   size_t N = tu_size(o.ndim, o.pencils), es = tu_dtype_size(o.dtype);
   void *f = random_vector(&o, 8), *u1 = malloc(N * es), *u2 = malloc(N * es);
   for (int threads = 1; threads <= 2; threads++) {
-    pscr_options opts;
-    pscr_options_init(&opts);
-    opts.planner = PSCR_PLANNER_NONE;
-    opts.backend = PSCR_BACKEND_CPU;
+    pscr_options opts = *tu_cpu_options();
     opts.num_threads = threads;
     pscr_plan *plan;
     ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, &opts),
@@ -534,10 +528,7 @@ START_TEST(team_bitwise)
   void *f = random_vector(&o, 9), *u1 = malloc(N * es), *u = malloc(N * es);
   ck_assert(f && u1 && u);
   for (int threads = 1; threads <= 3; threads++) {
-    pscr_options opts;
-    pscr_options_init(&opts);
-    opts.planner = PSCR_PLANNER_NONE;
-    opts.backend = PSCR_BACKEND_CPU;
+    pscr_options opts = *tu_cpu_options();
     opts.num_threads = threads;
     opts.flags = PSCR_FLAG_CPU_FIXED_TEAM;
     pscr_plan *plan;
@@ -549,10 +540,7 @@ START_TEST(team_bitwise)
                     threads);
     pscr_plan_destroy(plan);
   }
-  pscr_options opts;
-  pscr_options_init(&opts);
-  opts.planner = PSCR_PLANNER_NONE;
-  opts.backend = PSCR_BACKEND_CPU;
+  pscr_options opts = *tu_cpu_options();
   opts.num_threads = 2;
   pscr_plan *plan;
   ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, o.ndim, o.pencils, o.shift, &opts),

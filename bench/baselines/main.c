@@ -102,7 +102,7 @@ static int parse_args(int argc, char **argv, options *o)
 {
   static const int def2[] = {1023, 2047, 4095}, def3[] = {63, 127, 255};
   memset(o, 0, sizeof *o);
-  o->planner = 1; /* estimate, the library's default (the order of planners[]) */
+  o->planner = PSCR_PLANNER_ESTIMATE; /* the library's default; planners[] is in enum order */
   memcpy(o->sizes[0], def2, sizeof def2);
   memcpy(o->sizes[1], def3, sizeof def3);
   o->nsizes[0] = o->nsizes[1] = 3;
