@@ -36,6 +36,8 @@ a table reads,
                team, idle and loaded
   D-dist       pscr-dist-bench on GPUs (dist-gpu.csv): pscr against the
                transpose baseline per case and GPU count, stages, bytes
+  D-dist-cpu   the same on CPU ranks (dist-cpu.csv, with dist-cpu-weak.csv's
+               rows where it exists)
 and also
   runs         every current run: folder, files, tool, commit, date
   readme       the README's one table: pscr (double, float) against its
@@ -468,12 +470,14 @@ def planner_table(results, dev):
 
 
 def dist_size(r, per_gpu=False):
-    """'1023^3', '2046 x 1023^2' or '9 x 10 x 11' from a pscr-dist-bench row
+    """'1023^3', '2046 x 1023^2', '2046 x 1023' or '9 x 10 x 11' from a pscr-dist-bench row
     (per_gpu: n1 over the ranks, a weak-scaling row's share)."""
     n1 = int(r["n1"]) // (int(r["ranks"]) if per_gpu else 1)
     n = [n1] + [int(r[k]) for k in ("n2", "n3") if int(r[k]) > 1]
     if len(set(n)) == 1:
         return f"{n[0]}^{len(n)}"
+    if len(n) == 2:
+        return f"{n[0]} x {n[1]}"
     if len(set(n[1:])) == 1:
         return f"{n[0]} x {n[1]}^{len(n) - 1}"
     return " x ".join(map(str, n))
@@ -485,9 +489,9 @@ def dist_label(r):
     return f"{dims}D {dist_size(r)}" + (" (weak)" if r["scaling"] == "weak" else "")
 
 
-def dist_table(results, dev):
-    """pscr-dist-bench on GPUs: pscr against the transpose baseline."""
-    rows, _ = read_csv(os.path.join(results, dev, "dist-gpu.csv"))
+def dist_rows(rows):
+    """pscr-dist-bench rows -> table rows: pscr against the transpose baseline
+    per case (weak cases after strong ones) and rank count."""
     cases = {}
     for r in rows:
         weak = r["scaling"] == "weak"
@@ -507,23 +511,47 @@ def dist_table(results, dev):
                      f"{sig(num(p['local_ms']))} / {sig(comm)} ({100 * comm / ms:.1f}%)",
                      f"{sig(num(p['bytes_per_rank']) / 1e6)} / {tb}",
                      "-" if mb is None else sig(mb / 1e9), sci(num(p["berr"]))))
-    note = ("Device arrays, one rank per GPU, NCCL between them; times: the slowest rank, "
-            "median after a warm-up, ms. Transpose: the baseline in the same run (in "
-            "parentheses its time over pscr's; above 1: pscr is faster; a dash: not run). "
-            "Local / exchange: pscr's interior solves against its separators' steps and "
-            "messages, with that stage's share of the solve. Bytes: sent per rank per solve. "
-            "Plan GB: pscr's plan on the rank holding most (a dash: not in this CSV). One GPU "
-            "is the single-process plan.")
-    head = ("problem", "GPUs", "pscr ms", "transpose ms", "local / exchange ms",
-            "MB sent per rank, pscr / transpose", "plan GB", "pscr backward error")
-    return caption(results, dev, "dist-gpu.csv") + " " + note + "\n\n" + table(head, body)
+    return body
+
+
+DIST_NOTE = ("times: the slowest rank, median after a warm-up, ms. Transpose: the baseline in "
+             "the same run (in parentheses its time over pscr's; above 1: pscr is faster; a "
+             "dash: not run). Local / exchange: pscr's interior solves against its separators' "
+             "steps and messages, with that stage's share of the solve (each stage's time is its "
+             "slowest rank's, so the two may add up to more than the solve). Bytes: sent per rank "
+             "per solve. Plan GB: pscr's plan on the rank holding most (a dash: not in this "
+             "CSV).")
+DIST_HEAD = ("problem", "{}", "pscr ms", "transpose ms", "local / exchange ms",
+             "MB sent per rank, pscr / transpose", "plan GB", "pscr backward error")
+
+
+def dist_table(results, dev):
+    """pscr-dist-bench on GPUs: pscr against the transpose baseline."""
+    rows, _ = read_csv(os.path.join(results, dev, "dist-gpu.csv"))
+    note = ("Device arrays, one rank per GPU, NCCL between them; " + DIST_NOTE +
+            " One GPU is the single-process plan.")
+    head = (DIST_HEAD[0], "GPUs") + DIST_HEAD[2:]
+    return caption(results, dev, "dist-gpu.csv") + " " + note + "\n\n" + table(head, dist_rows(rows))
+
+
+def dist_cpu_table(results, dev):
+    """pscr-dist-bench on CPU ranks (dist-cpu.csv, and dist-cpu-weak.csv
+    where the folder has it): pscr against the transpose baseline."""
+    rows, _ = read_csv(os.path.join(results, dev, "dist-cpu.csv"))
+    weak = os.path.join(results, dev, "dist-cpu-weak.csv")
+    if os.path.exists(weak):
+        rows += read_csv(weak)[0]
+    note = ("Host arrays, the ranks on one host sharing its threads, MPI between them; " +
+            DIST_NOTE + " One rank is the single-process plan.")
+    head = (DIST_HEAD[0], "ranks") + DIST_HEAD[2:]
+    return caption(results, dev, "dist-cpu.csv") + " " + note + "\n\n" + table(head, dist_rows(rows))
 
 
 KINDS = (("bench", "bench.csv", bench_table), ("planner", "roofline.csv", planner_table), ("roofline", "roofline.csv", roofline_table),
          ("peers", "roofline.csv", peers_table), ("precision", "precision.csv", precision_table),
          ("baselines", "baselines.csv", baselines_table),
          ("gpu-once", "gpu-once.csv", gpu_once_table), ("threads", "threads.csv", threads_table),
-         ("dist", "dist-gpu.csv", dist_table))
+         ("dist", "dist-gpu.csv", dist_table), ("dist-cpu", "dist-cpu.csv", dist_cpu_table))
 
 
 def devices(results):
