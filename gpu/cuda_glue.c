@@ -448,17 +448,12 @@ static pscr_status pscr_cuda_time(pscr_plan *p, int max, double *seconds, int *d
                                   void *ctx)
 {
   *done = 0;
-  const size_t bytes = p->total * p->elem;
-  void *host_f = malloc(bytes);
-  if (!host_f)
-    return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC, "cannot allocate %zu bytes to time", bytes);
-  pscr_plan_probe_values(p, host_f);
+  const size_t words = p->total * (p->cplx ? 2 : 1);
   const int saved = pscr_cuda_current_device();
-  const pscr_status st = pscr_cuda_time_solves(p->opts.device, bytes, host_f,
+  const pscr_status st = pscr_cuda_time_solves(p->opts.device, words, p->single,
                                                pscr_cuda_solve_device_fn, p, max, seconds, done,
                                                more, ctx);
   pscr_cuda_restore_device(saved);
-  free(host_f);
   return st;
 }
 

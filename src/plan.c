@@ -19,6 +19,7 @@
 #include "eigen.h"
 #include "error.h"
 #include "options.h"
+#include "probe.h"
 #include "sine.h"
 
 static size_t pscr_dtype_elem(pscr_dtype dtype)
@@ -902,17 +903,12 @@ pscr_status pscr_plan_skeleton(pscr_plan **plan, pscr_dtype dtype, int ndim,
   return pscr_plan_build(plan, &a, &o, 1);
 }
 
-/* Fixed values in [-1, 1) from a 64-bit mixing hash of the index: the same
-   on every call, no state, no correlation between neighbours. */
+/* Fixed values in [-1, 1) (probe.h). */
 void pscr_plan_probe_values(const pscr_plan *p, void *f)
 {
   const size_t words = p->total * (p->cplx ? 2 : 1);
   for (size_t t = 0; t < words; t++) {
-    uint64_t x = (uint64_t)t * 0x9e3779b97f4a7c15u + 0x2545f4914f6cdd1du;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9u;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebu;
-    x ^= x >> 31;
-    const double v = (double)(x >> 11) * 0x1.0p-52 - 1.0;
+    const double v = pscr_probe_value(t);
     if (p->single)
       ((float *)f)[t] = (float)v;
     else
