@@ -1,0 +1,5 @@
+// CUDA backend, solve side: the level driver's templates for complex float
+// (cuda_solve_impl.cuh; cuda_solve.cu dispatches to them).
+#include "cuda_solve_impl.cuh"
+
+PSCR_CUDA_SOLVE_TYPE(c, cf, float)

@@ -1,0 +1,5 @@
+// CUDA backend, solve side: the level driver's templates for double
+// (cuda_solve_impl.cuh; cuda_solve.cu dispatches to them).
+#include "cuda_solve_impl.cuh"
+
+PSCR_CUDA_SOLVE_TYPE(d, double, double)
