@@ -111,7 +111,8 @@ double PSCR_SUF(pscr_kron_norm_inf)(int nd, const PSCR_SUF(pscr_factor) * f, PSC
     n[d] = f[d].a.n;
   double best = 0.0;
   int any_nan = 0;
-#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : any_nan)
+#pragma omp parallel for schedule(static) reduction(max : best) reduction(| : any_nan) \
+    if ((size_t)n[0] * n[1] * n[2] > 65536)
   for (int i0 = 0; i0 < n[0]; i0++) {
     int idx[3];
     idx[0] = i0;

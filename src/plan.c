@@ -22,6 +22,12 @@
 #include "probe.h"
 #include "sine.h"
 
+/* The eigenproblems of a dimension take a team only from this n^2 up: below
+   it a fork and join cost more than the work, and on a loaded machine each
+   can cost a scheduler's time slice (a 9 x 7 plan: 1 thread 9x faster than
+   the default 2 with 6 other busy processes on a 2-core VM). */
+#define PSCR_EIGEN_TEAM_WORK 4096
+
 static size_t pscr_dtype_elem(pscr_dtype dtype)
 {
   switch (dtype) {
@@ -586,7 +592,8 @@ static pscr_status pscr_sine_eigen(pscr_plan *p, int d)
       lam[(size_t)(k - 1) * words + 1] = 0;
     scale[k - 1] = sqrt(2.0 / ((double)N * den));
   }
-#pragma omp parallel for num_threads(p->nthreads) schedule(static)
+#pragma omp parallel for num_threads(p->nthreads) schedule(static) \
+    if (p->nthreads > 1 && (size_t)n * n > 65536)
   for (int e = 0; e < n; e++) {
     const size_t k = (size_t)e + 1;
     double *row = W + (size_t)e * n * words;
@@ -635,7 +642,8 @@ static pscr_status pscr_dimension_eigen(pscr_plan *p, int d)
   int first_error = PSCR_SUCCESS; /* an int: OpenMP atomics want a plain scalar */
   int claimed = 0;                /* a thread has taken the report */
   char detail[400] = "";
-#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nthreads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(p->nthreads) \
+    if (p->nthreads > 1 && ntask > 1 && (size_t)p->n[d] * p->n[d] > PSCR_EIGEN_TEAM_WORK)
   for (size_t q = 0; q < ntask; q++) {
     int failed;
 #pragma omp atomic read

@@ -147,6 +147,9 @@ pscr_status pscr_choose_methods(pscr_plan *p)
   static double name(const pscr_plan *p, int d)                                            \
   {                                                                                        \
     const int n = p->n[d];                                                                 \
+    /* A team only for O(n^2) work that pays for it (a loaded machine can   \
+       make each fork and join cost a scheduler's time slice). */          \
+    const int big = p->nthreads > 1 && (size_t)n * n > 65536;                              \
     const T *E = p->w[d], *lam = p->lambda[d];                                             \
     const T *ad = p->F[d].a.diag, *ao = p->F[d].a.off, *md = p->F[d].m.diag,               \
             *mo = p->F[d].m.off;                                                           \
@@ -174,7 +177,8 @@ pscr_status pscr_choose_methods(pscr_plan *p)
       lmax = fmax(lmax, ABS(lam[i]));                                                      \
     }                                                                                      \
     /* v = W z, t = W (Lambda z): row e of E scaled by z_e, lambda_e z_e. */               \
-    _Pragma("omp parallel for num_threads(p->nthreads) schedule(static)") for (int i0 = 0;   \
+    _Pragma("omp parallel for num_threads(p->nthreads) schedule(static) if (big)")          \
+        for (int i0 = 0;                                                                   \
                                                                                i0 < n;     \
                                                                                i0 += 256)  \
     {                                                                                      \
@@ -213,7 +217,7 @@ pscr_status pscr_choose_methods(pscr_plan *p)
     }                                                                                      \
     /* g = W^T M v: should give z back. */                                                 \
     double gg = 0;                                                                         \
-    _Pragma("omp parallel for num_threads(p->nthreads) schedule(static) reduction(+ : gg)") \
+    _Pragma("omp parallel for num_threads(p->nthreads) schedule(static) reduction(+ : gg) if (big)") \
         for (int e = 0; e < n; e++)                                                        \
     {                                                                                      \
       const T *row = E + (size_t)e * n;                                                    \
