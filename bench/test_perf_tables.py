@@ -106,6 +106,14 @@ class PerfTables(unittest.TestCase):
         # 4282392576 bytes sent, plan 4357779512 bytes.
         self.assertIn("| 3D 1023^3 | 2 | 113 | 125 (1.10x) | 112 / 1.37 (1.2%) | 16.7 / 4280 "
                       "| 4.36 | 4.8e-15 |", perf_tables.dist_table(res, "h200-x2"))
+        # h200-x2/dist-cpu.csv, 3D 255^3 on 2 ranks: pscr 64.4432 ms (local 63.5044,
+        # exchange 0.5972 + separator 6.1421 = 6.7393: 10.5%), transpose 121.4796 ms
+        # (1.89x), 1040392 and 66324480 bytes sent, plan 16952740 bytes; and
+        # dist-cpu-weak.csv's 2D row on 2 ranks (2046 x 1023: no exponent).
+        cpu = perf_tables.dist_cpu_table(res, "h200-x2")
+        self.assertIn("| 3D 255^3 | 2 | 64.4 | 121 (1.89x) | 63.5 / 6.74 (10.5%) | 1.04 / 66.3 "
+                      "| 0.0170 | 4.2e-16 |", cpu)
+        self.assertIn("| 2D 2046 x 1023 (weak) | 2 | 6.50 | 44.7 (6.88x) |", cpu)
 
     def test_record_replaces_its_row(self):
         d = os.path.join(self.tmp, "bench", "results", "h100")
