@@ -1,6 +1,7 @@
 /* Kronecker operators, written once for real and complex data in double and
    single precision (kron_impl.h). */
 #include "kron.h"
+#include "team.h"
 
 #include <omp.h>
 

@@ -30,7 +30,7 @@ void PSCR_SUF(pscr_kron_apply)(int nd, const PSCR_SUF(pscr_tri) * t, PSCR_SCALAR
   /* Parallel over the outermost index for the operator applied to a whole
      vector; inside a solve's parallel region this nests and runs serially. */
 #pragma omp parallel for schedule(static) num_threads(nt > 0 ? nt : omp_get_max_threads()) \
-    if ((size_t)n0 * n1 * n2 > 65536)
+    if ((size_t)n0 * n1 * n2 > PSCR_PAR_MIN)
   for (int i0 = 0; i0 < n0; i0++)
     for (int i1 = 0; i1 < n1; i1++) {
       /* c01[s0][s1] = T0(i0, i0+s0) T1(i1, i1+s1), zero outside the matrix. */
@@ -112,7 +112,7 @@ double PSCR_SUF(pscr_kron_norm_inf)(int nd, const PSCR_SUF(pscr_factor) * f, PSC
   double best = 0.0;
   int any_nan = 0;
 #pragma omp parallel for schedule(static) reduction(max : best) reduction(| : any_nan) \
-    if ((size_t)n[0] * n[1] * n[2] > 65536)
+    if ((size_t)n[0] * n[1] * n[2] > PSCR_PAR_MIN)
   for (int i0 = 0; i0 < n[0]; i0++) {
     int idx[3];
     idx[0] = i0;

@@ -21,11 +21,14 @@
 #include "options.h"
 #include "probe.h"
 #include "sine.h"
+#include "team.h"
 
-/* The eigenproblems of a dimension take a team only from this n^2 up: below
-   it a fork and join cost more than the work, and on a loaded machine each
-   can cost a scheduler's time slice (a 9 x 7 plan: 1 thread 9x faster than
-   the default 2 with 6 other busy processes on a 2-core VM). */
+/* The eigenproblems of a dimension take a team only above this n^2 (an
+   eigen task costs far more per entry than PSCR_PAR_MIN's loops): below it
+   a fork and join cost more than the work, and on a loaded machine each can
+   cost a scheduler's time slice (test_abi's 15 plans and solves of 9 x 7:
+   0.8-1.8 s on the default 2 threads against 0.18 s on one, with 6 other
+   busy processes on a 2-core VM). */
 #define PSCR_EIGEN_TEAM_WORK 4096
 
 static size_t pscr_dtype_elem(pscr_dtype dtype)
@@ -593,7 +596,7 @@ static pscr_status pscr_sine_eigen(pscr_plan *p, int d)
     scale[k - 1] = sqrt(2.0 / ((double)N * den));
   }
 #pragma omp parallel for num_threads(p->nthreads) schedule(static) \
-    if (p->nthreads > 1 && (size_t)n * n > 65536)
+    if (p->nthreads > 1 && (size_t)n * n > PSCR_PAR_MIN)
   for (int e = 0; e < n; e++) {
     const size_t k = (size_t)e + 1;
     double *row = W + (size_t)e * n * words;

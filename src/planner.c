@@ -16,6 +16,7 @@
 #include "cost.h"
 #include "error.h"
 #include "plan.h"
+#include "team.h"
 
 /* A transform is eligible while its probed defect stays within ten times
    the eigensolver's bound for the reduction's blocks, 10 n eps
@@ -147,9 +148,7 @@ pscr_status pscr_choose_methods(pscr_plan *p)
   static double name(const pscr_plan *p, int d)                                            \
   {                                                                                        \
     const int n = p->n[d];                                                                 \
-    /* A team only for O(n^2) work that pays for it (a loaded machine can   \
-       make each fork and join cost a scheduler's time slice). */          \
-    const int big = p->nthreads > 1 && (size_t)n * n > 65536;                              \
+    const int big = p->nthreads > 1 && (size_t)n * n > PSCR_PAR_MIN; /* team.h */           \
     const T *E = p->w[d], *lam = p->lambda[d];                                             \
     const T *ad = p->F[d].a.diag, *ao = p->F[d].a.off, *md = p->F[d].m.diag,               \
             *mo = p->F[d].m.off;                                                           \

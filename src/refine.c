@@ -18,6 +18,7 @@
 #include "error.h"
 #include "kron.h"
 #include "plan.h"
+#include "team.h"
 
 /* options.refine_single: a float plan of p's (balanced, operator-equal)
    factors and shift, with p's backend, device, threads and methods. */
@@ -100,7 +101,7 @@ static void pscr_refine_residual(pscr_plan *p, const void *f, const void *u, voi
     const double *uw = u;
     if (p->single) {
       double *w = p->refine_wu;
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > PSCR_PAR_MIN)
       for (size_t t = 0; t < n; t++)
         w[t] = ((const float *)u)[t];
       uw = w;
@@ -108,11 +109,11 @@ static void pscr_refine_residual(pscr_plan *p, const void *f, const void *u, voi
     double *au = p->refine_au;
     pscr_kron_op_d(p->ndim, p->fac_d, sh, uw, au, p->nthreads);
     if (p->single) {
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > PSCR_PAR_MIN)
       for (size_t t = 0; t < n; t++)
         ((float *)r)[t] = (float)((double)((const float *)f)[t] - au[t]);
     } else {
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > PSCR_PAR_MIN)
       for (size_t t = 0; t < n; t++)
         ((double *)r)[t] = ((const double *)f)[t] - au[t];
     }
@@ -122,7 +123,7 @@ static void pscr_refine_residual(pscr_plan *p, const void *f, const void *u, voi
   const pscr_z *uw = u;
   if (p->single) {
     pscr_z *w = p->refine_wu;
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > PSCR_PAR_MIN)
     for (size_t t = 0; t < n; t++)
       w[t] = ((const pscr_c *)u)[t];
     uw = w;
@@ -130,11 +131,11 @@ static void pscr_refine_residual(pscr_plan *p, const void *f, const void *u, voi
   pscr_z *au = p->refine_au;
   pscr_kron_op_z(p->ndim, p->fac_z, sh, uw, au, p->nthreads);
   if (p->single) {
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > PSCR_PAR_MIN)
     for (size_t t = 0; t < n; t++)
       ((pscr_c *)r)[t] = (pscr_c)((pscr_z)((const pscr_c *)f)[t] - au[t]);
   } else {
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (n > PSCR_PAR_MIN)
     for (size_t t = 0; t < n; t++)
       ((pscr_z *)r)[t] = ((const pscr_z *)f)[t] - au[t];
   }
@@ -145,11 +146,11 @@ static void pscr_refine_add(const pscr_plan *p, const void *d, void *u)
 {
   const size_t words = p->total * (p->cplx ? 2 : 1);
   if (p->single) {
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > PSCR_PAR_MIN)
     for (size_t t = 0; t < words; t++)
       ((float *)u)[t] += ((const float *)d)[t];
   } else {
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > PSCR_PAR_MIN)
     for (size_t t = 0; t < words; t++)
       ((double *)u)[t] += ((const double *)d)[t];
   }
@@ -162,13 +163,13 @@ static pscr_status pscr_refine_single_step(pscr_plan *p, void *u)
   const size_t words = p->total * (p->cplx ? 2 : 1);
   const double *r = p->refine_r;
   float *rf = p->refine_au;
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > PSCR_PAR_MIN)
   for (size_t t = 0; t < words; t++)
     rf[t] = (float)r[t];
   const pscr_status st = p->refine_plan->ops->solve(p->refine_plan, rf, rf);
   if (st != PSCR_SUCCESS)
     return st;
-#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > 65536)
+#pragma omp parallel for schedule(static) num_threads(p->nthreads) if (words > PSCR_PAR_MIN)
   for (size_t t = 0; t < words; t++)
     ((double *)u)[t] += (double)rf[t];
   return PSCR_SUCCESS;

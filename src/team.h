@@ -33,6 +33,13 @@
  */
 enum { PSCR_TEAM_MAX_PHASES = 96 };
 
+/* Loops over this many entries or fewer run on the calling thread: a fork
+   and join cost more than they save there, and on a loaded machine each
+   can cost a scheduler's time slice (above). The operator products,
+   refinement's vector loops, the sine table and the transform's accuracy
+   probe take it. */
+#define PSCR_PAR_MIN 65536
+
 typedef struct pscr_team_phase {
   _Atomic int next; /* the next item to hand out */
   _Atomic int done; /* items finished */
