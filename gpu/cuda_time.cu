@@ -3,12 +3,14 @@
 // cost the same for every candidate and would hide the difference.
 #include <cuda_runtime.h>
 
+#include "cuda_args.cuh"
 #include "cuda_check.h"
 #include "cuda_time.h"
 #include "probe.h"
 
 // The probe values on the device: at 3D 255^3 the host fill and its copy
 // (133 MB) took about 0.1 s per candidate, against about 1 ms per solve.
+namespace pscr_cuda {
 template <typename T>
 __global__ void probe_fill(T *f, size_t words)
 {
@@ -16,6 +18,7 @@ __global__ void probe_fill(T *f, size_t words)
        t += (size_t)gridDim.x * blockDim.x)
     f[t] = (T)pscr_probe_value(t);
 }
+} // namespace pscr_cuda
 
 extern "C" pscr_status pscr_cuda_time_solves(int device, size_t words, int single,
                                              pscr_cuda_solve_fn solve, void *plan, int max,
@@ -36,14 +39,13 @@ extern "C" pscr_status pscr_cuda_time_solves(int device, size_t words, int singl
   PSCR_CUDA_GOTO(st, out, cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
   PSCR_CUDA_GOTO(st, out, cudaEventCreate(&ev[0]));
   PSCR_CUDA_GOTO(st, out, cudaEventCreate(&ev[1]));
-  {
-    const unsigned blocks = (unsigned)(words / 256 + 1 < 65536 ? words / 256 + 1 : 65536);
-    if (single)
-      probe_fill<<<blocks, 256, 0, stream>>>(static_cast<float *>(f), words);
-    else
-      probe_fill<<<blocks, 256, 0, stream>>>(static_cast<double *>(f), words);
-    PSCR_CUDA_GOTO(st, out, cudaGetLastError());
-  }
+  if (single)
+    pscr_cuda::probe_fill<<<pscr_cuda::grid_of(words), pscr_cuda::THREADS, 0, stream>>>(
+        static_cast<float *>(f), words);
+  else
+    pscr_cuda::probe_fill<<<pscr_cuda::grid_of(words), pscr_cuda::THREADS, 0, stream>>>(
+        static_cast<double *>(f), words);
+  PSCR_CUDA_GOTO(st, out, cudaGetLastError());
   while (*done < max) {
     PSCR_CUDA_GOTO(st, out, cudaEventRecord(ev[0], stream));
     st = solve(plan, f, u, stream);
