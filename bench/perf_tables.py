@@ -521,17 +521,23 @@ DIST_NOTE = ("times: the slowest rank, median after a warm-up, ms. Transpose: th
              "slowest rank's, so the two may add up to more than the solve). Bytes: sent per rank "
              "per solve. Plan GB: pscr's plan on the rank holding most (a dash: not in this "
              "CSV).")
-DIST_HEAD = ("problem", "{}", "pscr ms", "transpose ms", "local / exchange ms",
+DIST_HEAD = ("pscr ms", "transpose ms", "local / exchange ms",
              "MB sent per rank, pscr / transpose", "plan GB", "pscr backward error")
+
+
+def dist_render(results, dev, name, rows, setting, unit):
+    """The table of pscr-dist-bench rows from results/dev/name (its caption):
+    setting says where the ranks ran, unit what one rank has ('GPU', 'rank')."""
+    note = f"{setting}; {DIST_NOTE} One {unit} is the single-process plan."
+    head = ("problem", unit + "s") + DIST_HEAD
+    return caption(results, dev, name) + " " + note + "\n\n" + table(head, dist_rows(rows))
 
 
 def dist_table(results, dev):
     """pscr-dist-bench on GPUs: pscr against the transpose baseline."""
     rows, _ = read_csv(os.path.join(results, dev, "dist-gpu.csv"))
-    note = ("Device arrays, one rank per GPU, NCCL between them; " + DIST_NOTE +
-            " One GPU is the single-process plan.")
-    head = (DIST_HEAD[0], "GPUs") + DIST_HEAD[2:]
-    return caption(results, dev, "dist-gpu.csv") + " " + note + "\n\n" + table(head, dist_rows(rows))
+    return dist_render(results, dev, "dist-gpu.csv", rows,
+                       "Device arrays, one rank per GPU, NCCL between them", "GPU")
 
 
 def dist_cpu_table(results, dev):
@@ -541,10 +547,9 @@ def dist_cpu_table(results, dev):
     weak = os.path.join(results, dev, "dist-cpu-weak.csv")
     if os.path.exists(weak):
         rows += read_csv(weak)[0]
-    note = ("Host arrays, the ranks on one host sharing its threads, MPI between them; " +
-            DIST_NOTE + " One rank is the single-process plan.")
-    head = (DIST_HEAD[0], "ranks") + DIST_HEAD[2:]
-    return caption(results, dev, "dist-cpu.csv") + " " + note + "\n\n" + table(head, dist_rows(rows))
+    return dist_render(results, dev, "dist-cpu.csv", rows,
+                       "Host arrays, the ranks on one host sharing its threads, MPI between them",
+                       "rank")
 
 
 KINDS = (("bench", "bench.csv", bench_table), ("planner", "roofline.csv", planner_table), ("roofline", "roofline.csv", roofline_table),

@@ -13,9 +13,10 @@
 
 /* 1 in a build under AddressSanitizer (CI's sanitizer stage,
    scripts/test-sanitizers.sh), else 0. There the accuracy sweeps' largest
-   orders shrink (test_eigen): the Release stage runs them in full, and the
-   sanitizers look for memory errors and undefined behaviour, which the same
-   code paths show at the smaller order, in a fifth of the time. */
+   orders shrink (test_eigen, test_solve, test_levels; each says how): the
+   Release stage runs them in full, and the sanitizers look for memory
+   errors and undefined behaviour, which the same code paths show at the
+   smaller orders. */
 #if defined(__SANITIZE_ADDRESS__)
 #define TU_SANITIZED 1
 #elif defined(__has_feature)
