@@ -360,7 +360,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
            med, NAN);
   if (transform) {
     static const char *const name[] = {"auto", "reduction", "transform"};
-    printf("  methods: %s%s%s (transforms: cuBLAS products); stages not profiled", name[info->method[0]],
+    printf("  methods: %s%s%s (transforms: matrix products); stages not profiled", name[info->method[0]],
            c->ndim == 3 ? " x " : "", c->ndim == 3 ? name[info->method[1]] : "");
     printf("\n");
     print_candidates(c, info);

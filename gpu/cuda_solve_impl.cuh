@@ -682,7 +682,7 @@ cudaError_t transform_last(const State *s, int d, int B, T *x, const T *cs, int 
   }
   if (e != cudaSuccess)
     return e;
-  const TfFacs<T> F = {fl, fl + S, fl + 2 * (size_t)S, fl + 3 * (size_t)S, S, s->sms, 0};
+  const TfFacs<T> F = {fl, fl + S, fl + 2 * (size_t)S, fl + 3 * (size_t)S, S, s->sms, 0, 0};
   e = tf_thomas<T, false>(Y, x, (size_t)B, (size_t)n, cs, (const T *)D.lam, F, s->flag, stream);
   mark(s, PSCR_STAGE_LEVEL3, stream);
   for (int r = 0; r < groups && e == cudaSuccess; r++) {

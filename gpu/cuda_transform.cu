@@ -6,10 +6,11 @@
 //   3D: G = E1 F, per slab j Y_j = E2 G_j, the n1 n2 systems
 //       (A3 + (c + lambda1_j + lambda2_k) M3) along dimension 3,
 //       per slab H_j = E2^T Y_j, u = E1^T H.
-// The products run on cuBLAS (tensor cores for FP64 on sm_80 and later);
-// their output layouts are chosen so that the Thomas systems' index is the
-// fastest in memory: a thread per system, its neighbours' threads reading
-// the neighbouring words (coalesced). One full-size workspace besides u.
+// The products run on cuBLAS (tensor cores for FP64 on sm_80 and later),
+// small ones on small_gemm.cuh's kernel; their output layouts are chosen so
+// that the Thomas systems' index is the fastest in memory: a thread per
+// system, its neighbours' threads reading the neighbouring words
+// (coalesced). One full-size workspace besides u.
 // The kernels and the products are cuda_transform.cuh's, which the
 // reduction's state shares for the mixed 3D vectors (cuda_solve.cu).
 #include <cublas_v2.h>
@@ -30,6 +31,7 @@ struct TfState {
   int device, ndim, n[3], cplx, single, nthreads;
   int sms;   // multiprocessors of the device
   int twist; // the Thomas systems by k_tf_twist where they are few (its probe passed)
+  int smem;  // shared memory per block that k_tf_staged may take
   size_t total, elem;
   double shift[2];
   void *w[2], *lam[2], *fac[4]; // device
@@ -70,7 +72,7 @@ cudaError_t thomas(const TfState *s, T *x, T *cp, size_t groups, size_t m, cudaS
 {
   const int l = s->ndim - 1;
   const TfFacs<T> F = {(const T *)s->fac[0], (const T *)s->fac[1], (const T *)s->fac[2],
-                       (const T *)s->fac[3], s->n[l], s->sms, twist};
+                       (const T *)s->fac[3], s->n[l], s->sms, twist, s->smem};
   return tf_thomas<T, PROBE>(x, cp, groups, m, (const T *)s->cg, (const T *)s->lam[l - 1], F,
                              s->flag, cs);
 }
@@ -192,6 +194,9 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   PSCR_CUDA_GOTO(st, out,
                  cudaDeviceGetAttribute(&s->sms, cudaDevAttrMultiProcessorCount, s->device));
+  PSCR_CUDA_GOTO(st, out,
+                 cudaDeviceGetAttribute(&s->smem, cudaDevAttrMaxSharedMemoryPerBlockOptin,
+                                        s->device));
   for (int d = 0; d < v->ndim - 1; d++) {
     const size_t n = (size_t)s->n[d];
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->w[d], n * n * s->elem), n * n * s->elem);
@@ -257,6 +262,8 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
     free(cg);
     if (e != cudaSuccess)
       return pscr_cuda_error(e, "cudaMemcpy");
+    if ((e = tf_stage_prepare<T>(s->smem)) != cudaSuccess)
+      return pscr_cuda_error(e, "cudaFuncSetAttribute(k_tf_staged)");
     // The pivots of plain Thomas (bit 1: the CPU's, whose failure makes
     // the plan singular), then those of the twisted factorization where it
     // would serve (bit 2: it serves only if they pass).

@@ -1,9 +1,9 @@
 // The pieces of a dense transform (PSCR_METHOD_TRANSFORM) that the CUDA
 // backend's two solvers share: cuda_transform.cu (every reduced dimension
 // transformed: 2D T, 3D T x T) and the reduction's state (cuda_solve.cu:
-// the mixed 3D vectors, T x R and R x T). cuBLAS products by scalar type,
-// the handle's stream and workspace, and the batched Thomas kernel of the
-// last dimension with a shift per system.
+// the mixed 3D vectors, T x R and R x T). Products by scalar type (cuBLAS,
+// or small_gemm.cuh for small ones), the handle's stream and workspace, and
+// the batched Thomas kernels of the last dimension with a shift per system.
 #ifndef PSCR_CUDA_TRANSFORM_CUH
 #define PSCR_CUDA_TRANSFORM_CUH
 
@@ -15,6 +15,7 @@
 #include <type_traits>
 
 #include "cuda_scalar.cuh"
+#include "small_gemm.cuh"
 
 namespace pscr_cuda {
 
@@ -79,11 +80,23 @@ template <> struct Blas<cf> {
 
 // C = op(A) op(B), column-major, strided over `batch` (sa, sb, sc elements
 // apart); transposes only, never the conjugate (complex symmetric pencils).
+// Small products by small_gemm on the handle's stream (small_gemm.cuh says
+// why), the others by cuBLAS.
 template <class T>
 cublasStatus_t gemm(cublasHandle_t h, bool ta, bool tb, int m, int n, int k, const T *A, int lda,
                     long long sa, const T *B, int ldb, long long sb, T *C, int ldc, long long sc,
                     int batch)
 {
+  if (small_gemm_fits(m, n, k, batch)) {
+    cudaStream_t cs;
+    const cublasStatus_t b = cublasGetStream(h, &cs);
+    if (b != CUBLAS_STATUS_SUCCESS)
+      return b;
+    return small_gemm<T>(ta, tb, m, n, k, A, lda, sa, B, ldb, sb, C, ldc, sc, batch, cs) ==
+                   cudaSuccess
+               ? CUBLAS_STATUS_SUCCESS
+               : CUBLAS_STATUS_EXECUTION_FAILED;
+  }
   using X = Blas<T>;
   using S = typename X::S;
   const S one = X::scalar(1), zero = X::scalar(0);
@@ -132,17 +145,14 @@ constexpr int TF_THREADS = 256;
 // 16129 systems, 2D 1023^2 has 1023).
 constexpr int TF_CHUNK = 8;
 
+// One system of k_tf_thomas: row i at x[base + i m] (cp likewise), shift
+// s. Returns whether a pivot failed the CPU's test.
 template <class T, bool PROBE>
-__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
-                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
-                            int *flag)
+__device__ __forceinline__ bool tf_thomas_sys(T *x, T *cp, size_t base, size_t m, int nl, T s,
+                                              const T *ad, const T *ao, const T *md,
+                                              const T *mo)
 {
   using R = real_t<T>;
-  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= groups * m)
-    return;
-  const size_t g = q / m, k = q % m, base = g * m * (size_t)nl + k;
-  const T s = cg[g] + lb[k];
   const T zero = T(0);
   T b = ad[0] + s * md[0];
   bool bad = !(abs1(b) > R(0));
@@ -212,7 +222,20 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
       x[at] = xp;
     }
   }
-  if (bad)
+  return bad;
+}
+
+template <class T, bool PROBE>
+__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
+                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
+                            int *flag)
+{
+  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= groups * m)
+    return;
+  const size_t g = q / m, k = q % m;
+  if (tf_thomas_sys<T, PROBE>(x, cp, g * m * (size_t)nl + k, m, nl, cg[g] + lb[k], ad, ao, md,
+                              mo))
     atomicOr(flag, 1);
 }
 
@@ -225,17 +248,14 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
 // not the bandwidth, sets the time, and it halves. PROBE: only the pivots
 // (each against the CPU's test), failures set bit 2 of *flag (the plan then
 // keeps plain Thomas, whose pivots the CPU's match). Needs nl >= 3.
+// One system of k_tf_twist, addressed as tf_thomas_sys's. Returns, for
+// PROBE, whether a pivot failed the CPU's test.
 template <class T, bool PROBE>
-__global__ void k_tf_twist(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
-                           const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
-                           int *flag)
+__device__ __forceinline__ bool tf_twist_sys(T *x, T *cp, size_t base, size_t m, int nl, T s,
+                                             const T *ad, const T *ao, const T *md,
+                                             const T *mo)
 {
   using R = real_t<T>;
-  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= groups * m)
-    return;
-  const size_t g = q / m, k = q % m, base = g * m * (size_t)nl + k;
-  const T s = cg[g] + lb[k];
   const T zero = T(0);
   const int h = nl / 2;
   auto at = [&](int i) { return base + (size_t)i * m; };
@@ -355,7 +375,20 @@ __global__ void k_tf_twist(T *x, T *cp, size_t groups, size_t m, int nl, const T
       }
     }
   }
-  if (PROBE && bad)
+  return PROBE && bad;
+}
+
+template <class T, bool PROBE>
+__global__ void k_tf_twist(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
+                           const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
+                           int *flag)
+{
+  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
+  if (q >= groups * m)
+    return;
+  const size_t g = q / m, k = q % m;
+  if (tf_twist_sys<T, PROBE>(x, cp, g * m * (size_t)nl + k, m, nl, cg[g] + lb[k], ad, ao, md,
+                             mo))
     atomicOr(flag, 2);
 }
 
@@ -365,7 +398,85 @@ template <class T> struct TfFacs {
   int nl;
   int sms;   // multiprocessors of the device (asked once, at plan creation)
   int twist; // k_tf_twist where the systems are few (tf_twist_fits)
+  int smem;  // shared memory a block may take (k_tf_staged; 0: never staged)
 };
+
+// k_tf_thomas or k_tf_twist with the systems staged in shared memory: a
+// block of TF_STAGE_THREADS loads `tile` neighbouring systems of one group
+// whole (every load in flight at once), one thread per system runs the
+// same per-system code on them there (cp never reaches DRAM), and the block
+// writes them back. Where the systems are few (2D: n1 of them, a few
+// blocks), the unstaged kernels wait a memory latency per TF_CHUNK rows,
+// twice; staged, the rows' latency is paid once. The arithmetic is the
+// unstaged kernel's, so the bits are too.
+constexpr int TF_STAGE_THREADS = 128;
+
+template <class T, bool TWIST>
+__global__ void __launch_bounds__(TF_STAGE_THREADS)
+    k_tf_staged(T *x, size_t m, int nl, int tile, const T *cg, const T *lb, const T *ad,
+                const T *ao, const T *md, const T *mo, int *flag)
+{
+  extern __shared__ __align__(16) unsigned char tf_stage_raw[];
+  T *sx = reinterpret_cast<T *>(tf_stage_raw), *sc = sx + (size_t)tile * nl;
+  const size_t tiles = (m + tile - 1) / tile, g = blockIdx.x / tiles;
+  const size_t k0 = (blockIdx.x % tiles) * (size_t)tile;
+  const int w = (int)(m - k0 < (size_t)tile ? m - k0 : (size_t)tile);
+  T *xg = x + g * m * (size_t)nl + k0;
+  const int words = tile * nl;
+  for (int e = threadIdx.x; e < words; e += blockDim.x) {
+    const int i = e / tile, c = e % tile;
+    if (c < w)
+      sx[e] = xg[(size_t)i * m + c];
+  }
+  __syncthreads();
+  const int k = threadIdx.x;
+  if (k < w) {
+    const T s = cg[g] + lb[k0 + k];
+    const bool bad = TWIST ? tf_twist_sys<T, false>(sx, sc, k, tile, nl, s, ad, ao, md, mo)
+                           : tf_thomas_sys<T, false>(sx, sc, k, tile, nl, s, ad, ao, md, mo);
+    if (bad)
+      atomicOr(flag, TWIST ? 2 : 1);
+  }
+  __syncthreads();
+  for (int e = threadIdx.x; e < words; e += blockDim.x) {
+    const int i = e / tile, c = e % tile;
+    if (c < w)
+      xg[(size_t)i * m + c] = sx[e];
+  }
+}
+
+// The tile of k_tf_staged for groups x m systems of order nl, or 0 where
+// the unstaged kernels serve: more than one group (3D), the systems too
+// many to leave SMs idle (m >= sms TF_THREADS), or a tile of TF_STAGE_MIN
+// systems not fitting in smem bytes. Tiles of TF_STAGE_MIN (a row's load
+// is then a 32-byte sector at least): the most blocks, so the most SMs
+// loading at once; a thread per system computes either way. H100,
+// device-only medians against the unstaged kernels, transform plans: 2D
+// 255^2 0.045 against 0.048 ms, 511^2 0.087 against 0.096, Helmholtz
+// 255^2 0.079 against 0.085; 3D 127^3 (127 groups) 0.171 against 0.141,
+// Helmholtz 0.475 against 0.351, hence 2D only.
+constexpr int TF_STAGE_MIN = 8;
+
+template <class T> inline int tf_stage_tile(size_t groups, size_t m, int nl, int sms, int smem)
+{
+  const size_t bytes = 2 * (size_t)TF_STAGE_MIN * (size_t)nl * sizeof(T);
+  if (groups != 1 || smem <= 0 || m == 0 || m >= (size_t)sms * TF_THREADS ||
+      bytes > (size_t)smem)
+    return 0;
+  return TF_STAGE_MIN;
+}
+
+// Lets k_tf_staged<T, *> take up to smem bytes of shared memory (beyond
+// the default 48 KB): once per plan, before its first solve.
+template <class T> inline cudaError_t tf_stage_prepare(int smem)
+{
+  cudaError_t e = cudaFuncSetAttribute(k_tf_staged<T, false>,
+                                       cudaFuncAttributeMaxDynamicSharedMemorySize, smem);
+  if (e == cudaSuccess)
+    e = cudaFuncSetAttribute(k_tf_staged<T, true>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                             smem);
+  return e;
+}
 
 // Whether k_tf_twist serves groups x m systems of order nl: one group
 // (2D), too few systems to give every SM a full block of TF_THREADS (the
@@ -394,7 +505,22 @@ cudaError_t tf_thomas(T *x, T *cp, size_t groups, size_t m, const T *cg, const T
   while (threads > 32 && (nsys + threads - 1) / threads < 2 * (size_t)F.sms)
     threads /= 2;
   const unsigned grid = (unsigned)((nsys + threads - 1) / threads);
-  if (F.twist && tf_twist_fits(groups, nsys, F.nl, F.sms))
+  const bool twist = F.twist && tf_twist_fits(groups, nsys, F.nl, F.sms);
+  if constexpr (!PROBE) {
+    const int tile = tf_stage_tile<T>(groups, m, F.nl, F.sms, F.smem);
+    if (tile > 0) {
+      const unsigned blocks = (unsigned)(groups * ((m + tile - 1) / tile));
+      const size_t bytes = 2 * (size_t)tile * (size_t)F.nl * sizeof(T);
+      if (twist)
+        k_tf_staged<T, true><<<blocks, TF_STAGE_THREADS, bytes, cs>>>(
+            x, m, F.nl, tile, cg, lb, F.ad, F.ao, F.md, F.mo, flag);
+      else
+        k_tf_staged<T, false><<<blocks, TF_STAGE_THREADS, bytes, cs>>>(
+            x, m, F.nl, tile, cg, lb, F.ad, F.ao, F.md, F.mo, flag);
+      return cudaGetLastError();
+    }
+  }
+  if (twist)
     k_tf_twist<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
                                                    F.md, F.mo, flag);
   else
