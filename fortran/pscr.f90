@@ -137,6 +137,7 @@ module pscr
     integer(c_int) :: planner = 0
     integer(c_int) :: refine = 0
     integer(c_int) :: refine_single = 0
+    integer(c_int) :: device_only = 0
   end type pscr_options
 
   !> Modelled work of one solve in one stage kind (C's pscr_cost).

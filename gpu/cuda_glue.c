@@ -224,6 +224,7 @@ static void pscr_cuda_tf_view_of(const pscr_plan *p, pscr_cuda_tf_view *v)
   v->shift[1] = p->shift[1];
   v->nthreads = p->nthreads;
   v->no_twist = (p->opts.flags & PSCR_FLAG_CUDA_NO_TWIST) != 0;
+  v->device_only = p->opts.device_only;
   for (int d = 0; d < p->ndim - 1; d++) {
     v->w[d] = p->w[d];
     v->lambda[d] = p->lambda[d];

@@ -120,13 +120,14 @@ pscr_status solve_device_batch(TfState *s, int nrhs, const void *f, size_t ldf, 
   TF_BLAS(blas_bind(s->blas, s->blas_ws, cs));
   // f and u are column-major operands of leading dimension n2 (2D) or n2
   // n3 (3D): one that is not blas_aligned (a device batch's ld) goes
-  // through stage, which only host solves use, one at a time.
+  // through stage, which only host solves use, one at a time (a
+  // device_only plan has none: cuBLAS takes such operands as they are).
   const size_t bytes = s->total * sizeof(T), ld = bytes / (size_t)s->n[0];
   for (int r = 0; r < nrhs && st == PSCR_SUCCESS; r++) {
     const T *fr = (const T *)f + (size_t)r * ldf;
     T *ur = (T *)u + (size_t)r * ldu;
-    T *X = (T *)s->stage, *uo = blas_aligned(ur, ld) ? ur : X;
-    if (!blas_aligned(fr, ld)) {
+    T *X = (T *)s->stage, *uo = !X || blas_aligned(ur, ld) ? ur : X;
+    if (X && !blas_aligned(fr, ld)) {
       const cudaError_t e = cudaMemcpyAsync(X, fr, bytes, cudaMemcpyDeviceToDevice, cs);
       if (e != cudaSuccess)
         return pscr_cuda_error(e, "cudaMemcpyAsync");
@@ -210,11 +211,15 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
   }
   // One full-size workspace, and the staging buffer of host-array solves
   // (and of device rows cuBLAS cannot take in place), allocated here so
-  // that a solve allocates nothing.
+  // that a solve allocates nothing; a device_only plan has no stage.
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->work, s->total * s->elem), s->total * s->elem);
-  PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->stage, s->total * s->elem), s->total * s->elem);
+  if (!v->device_only) {
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->stage, s->total * s->elem),
+                         s->total * s->elem);
+    *bytes += s->total * s->elem;
+  }
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->flag, sizeof(int)), sizeof(int));
-  *bytes += 2 * s->total * s->elem + sizeof(int);
+  *bytes += s->total * s->elem + sizeof(int);
   {
     const size_t len = (size_t)(s->ndim == 3 ? s->n[0] : 1) * s->elem; // cg: a shift per group
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->cg, len), len);
@@ -310,6 +315,8 @@ extern "C" pscr_status pscr_cuda_tf_solve_batch(void *state, int nrhs, const voi
 {
   TfState *s = (TfState *)state;
   pscr_status st = PSCR_SUCCESS, first = PSCR_SUCCESS;
+  if (!s->stage) // pscr_solve refuses host arrays first; never reached
+    return pscr_error_set(PSCR_ERROR_INVALID_VALUE, "a device_only plan has no host-solve buffer");
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
   for (int r = 0; r < nrhs; r++) {
     const size_t bytes = s->total * s->elem;

@@ -28,6 +28,7 @@ typedef struct pscr_cuda_tf_view {
   const void *fac[4];      /* the last dimension's a_diag, a_off, m_diag, m_off */
   int nthreads;            /* host threads for the staging copies */
   int no_twist;            /* PSCR_FLAG_CUDA_NO_TWIST */
+  int device_only;         /* pscr_options.device_only: no host-solve buffer */
 } pscr_cuda_tf_view;
 
 /* Allocate the device buffers (eigen data, factors, one full-size

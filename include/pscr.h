@@ -375,6 +375,24 @@ typedef struct pscr_options {
    * otherwise, or other values: PSCR_ERROR_INVALID_VALUE. New in 0.2.
    */
   int refine_single;
+  /**
+   * 1: the plan solves device arrays only (pscr_solve_device,
+   * pscr_solve_device_batch), so it holds no device buffer for host-array
+   * solves: a plan whose reduced dimensions are all transformed (2D
+   * transform, 3D transform x transform) then needs on the device only the
+   * caller's f and u, the eigenvectors and one full-size workspace, one
+   * full-size buffer less than by default (pscr_info device_bytes). Other
+   * plans use their buffers for device solves too and hold the same.
+   * pscr_solve and pscr_solve_batch on such a plan:
+   * PSCR_ERROR_INVALID_VALUE. A device batch whose vectors are less
+   * aligned than a single solve's (ldf or ldu not a multiple of 32
+   * elements) may then give other bits than its single solves (cuBLAS
+   * chooses its kernels by alignment; by default such vectors go through
+   * that buffer). Needs backend PSCR_BACKEND_CUDA; 0 (default): host and
+   * device arrays. Other values, or 1 with another backend or a
+   * distributed plan: PSCR_ERROR_INVALID_VALUE. New in 0.2.
+   */
+  int device_only;
 } pscr_options;
 
 /** Largest pscr_options.refine. */

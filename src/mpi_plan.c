@@ -761,6 +761,9 @@ pscr_status pscr_mpi_plan_create(pscr_mpi_plan **plan, MPI_Comm comm, pscr_dtype
   else if (o.refine_single)
     st = PSCR_ERROR(PSCR_ERROR_NOT_SUPPORTED, "refine_single: distributed plans refine in double "
                     "only");
+  else if (o.device_only)
+    st = PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device_only is %d: distributed plans take host "
+                    "arrays too, so they need device_only = 0", o.device_only);
   for (int d = 0; !st && d < ndim; d++)
     if (pencils[d].n < 1 || !pencils[d].a_diag || !pencils[d].m_diag ||
         (pencils[d].n > 1 && !pencils[d].a_off))

@@ -145,6 +145,13 @@ static pscr_status pscr_validate(pscr_plan **plan, pscr_dtype dtype, int ndim,
                       "refine_single is 1, but it needs refine >= 1 (refine is %d) and a double "
                       "dtype (PSCR_R64 or PSCR_C64)",
                       opts->refine);
+  if (opts->device_only != 0 && opts->device_only != 1)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "device_only is %d, must be 0 or 1",
+                      opts->device_only);
+  if (opts->device_only && opts->backend != PSCR_BACKEND_CUDA)
+    return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                      "device_only is 1, but it needs backend PSCR_BACKEND_CUDA (backend is %d)",
+                      (int)opts->backend);
   if (opts->planner != PSCR_PLANNER_NONE && opts->planner != PSCR_PLANNER_ESTIMATE &&
       opts->planner != PSCR_PLANNER_MEASURE)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,

@@ -92,11 +92,25 @@ static pscr_status pscr_check_batch(const pscr_plan *p, int nrhs, const void *f,
   return PSCR_SUCCESS;
 }
 
+/* A plan made with options.device_only holds no buffer for host arrays. */
+static pscr_status pscr_check_host_arrays(const pscr_plan *p, const char *fn)
+{
+  if (!p->opts.device_only)
+    return PSCR_SUCCESS;
+  return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE,
+                    "%s takes host arrays, but this plan was made with device_only = 1: it "
+                    "solves device arrays only (pscr_solve_device, pscr_solve_device_batch)",
+                    fn);
+}
+
 pscr_status pscr_solve(pscr_plan *plan, const void *f, void *u)
 {
   pscr_error_clear();
   if (!plan || !f || !u)
     return PSCR_ERROR(PSCR_ERROR_INVALID_VALUE, "%s is NULL", !plan ? "plan" : !f ? "f" : "u");
+  pscr_status hst = pscr_check_host_arrays(plan, "pscr_solve");
+  if (hst)
+    return hst;
   if (plan->opts.check_finite) {
     pscr_status st = pscr_check_finite(plan, f);
     if (st)
@@ -123,6 +137,8 @@ pscr_status pscr_solve_batch(pscr_plan *plan, int nrhs, const void *f, size_t ld
 {
   pscr_error_clear();
   pscr_status st = pscr_check_batch(plan, nrhs, f, ldf, u, ldu);
+  if (!st)
+    st = pscr_check_host_arrays(plan, "pscr_solve_batch");
   if (st)
     return st;
   /* Every right-hand side before any solve: on NON_FINITE u is not written. */

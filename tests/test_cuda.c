@@ -317,6 +317,79 @@ START_TEST(device_arrays)
 }
 END_TEST
 
+/* pscr_options.device_only: the plan holds no buffer for host arrays.
+   _i: 0 2D R64, 1 2D C64, 2 3D R64, 3 3D R32 by the dense transforms (one
+   full-size device buffer less than the default plan, the same bits from
+   device arrays), 4 2D R64 by the reduction (the same memory); every one
+   refuses host arrays; a device batch of unaligned vectors still solves. */
+START_TEST(device_only)
+{
+  static const int n2[2] = {400, 40}, n3[3] = {12, 9, 17}; /* 2D: cuBLAS products */
+  const int ndim = _i == 2 || _i == 3 ? 3 : 2, reduce = _i == 4;
+  op o;
+  make_op(&o, _i == 1 ? RANDOM_COMPLEX : RANDOM_SPD, ndim, ndim == 2 ? n2 : n3, 31u + (uint64_t)_i);
+  if (_i == 3)
+    op_to_single(&o);
+  const size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype), bytes = N * es;
+  pscr_plan *plan[2] = {NULL, NULL};
+  pscr_info info[2];
+  for (int k = 0; k < 2; k++) {
+    pscr_options opts;
+    pscr_options_init(&opts);
+    opts.backend = PSCR_BACKEND_CUDA;
+    opts.method[0] = reduce ? PSCR_METHOD_REDUCTION : PSCR_METHOD_TRANSFORM;
+    opts.method[1] = ndim == 3 ? PSCR_METHOD_TRANSFORM : PSCR_METHOD_AUTO;
+    opts.device_only = k;
+    ck_assert_int_eq(pscr_plan_create(&plan[k], o.dtype, ndim, o.pencils, op_shift(&o), &opts),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_plan_info(plan[k], &info[k]), PSCR_SUCCESS);
+  }
+  const size_t saved = info[0].device_bytes - info[1].device_bytes;
+  printf("device_only %d: %dD %s, device bytes %zu against %zu\n", (int)_i, ndim,
+         reduce ? "reduction" : "transform", info[1].device_bytes, info[0].device_bytes);
+  ck_assert_msg(saved == (reduce ? 0 : bytes), "device_only saved %zu bytes, expected %zu", saved,
+                reduce ? (size_t)0 : bytes);
+  void *f = random_vector(&o, 5u + (uint64_t)_i), *u[2] = {malloc(bytes), malloc(bytes)};
+  ck_assert(u[0] && u[1]);
+  void *df = NULL, *du = NULL;
+  ck_assert_int_eq(cudaMalloc(&df, 3 * bytes + 2 * es), cudaSuccess);
+  ck_assert_int_eq(cudaMalloc(&du, 3 * bytes + 2 * es), cudaSuccess);
+  ck_assert_int_eq(cudaMemcpy(df, f, bytes, cudaMemcpyHostToDevice), cudaSuccess);
+  for (int k = 0; k < 2; k++) {
+    ck_assert_int_eq(pscr_solve_device(plan[k], df, du, NULL), PSCR_SUCCESS);
+    ck_assert_int_eq(cudaMemcpy(u[k], du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+  }
+  ck_assert_msg(memcmp(u[0], u[1], bytes) == 0, "device_only changed the solution's bits");
+  /* Host arrays: refused, u untouched. */
+  memset(u[1], 0, bytes);
+  ck_assert_int_eq(pscr_solve(plan[1], f, u[1]), PSCR_ERROR_INVALID_VALUE);
+  ck_assert_msg(strstr(pscr_last_error(), "device_only") != NULL, "message: %s",
+                pscr_last_error());
+  ck_assert_int_eq(pscr_solve_batch(plan[1], 1, f, N, u[1], N), PSCR_ERROR_INVALID_VALUE);
+  for (size_t i = 0; i < bytes; i++)
+    ck_assert_msg(((unsigned char *)u[1])[i] == 0, "a refused solve wrote u");
+  /* Two right-hand sides N + 1 elements apart (the second unaligned). */
+  const size_t ld = N + 1;
+  ck_assert_int_eq(cudaMemcpy((char *)df + ld * es, f, bytes, cudaMemcpyHostToDevice),
+                   cudaSuccess);
+  ck_assert_int_eq(pscr_solve_device_batch(plan[1], 2, df, ld, du, ld, NULL), PSCR_SUCCESS);
+  ck_assert_int_eq(cudaMemcpy(u[1], (char *)du + ld * es, bytes, cudaMemcpyDeviceToHost),
+                   cudaSuccess);
+  const double be = tu_backward_error(o.dtype, ndim, o.pencils, op_shift(&o), u[1], f);
+  const double be0 = tu_backward_error(o.dtype, ndim, o.pencils, op_shift(&o), u[0], f);
+  ck_assert_msg(be <= 10 * be0 + 10 * (o.dtype == PSCR_R32 || o.dtype == PSCR_C32 ? FLT_EPSILON : DBL_EPSILON),
+                "unaligned batch vector: backward error %.3e against %.3e", be, be0);
+  cudaFree(df);
+  cudaFree(du);
+  free(f);
+  free(u[0]);
+  free(u[1]);
+  pscr_plan_destroy(plan[0]);
+  pscr_plan_destroy(plan[1]);
+  op_free(&o);
+}
+END_TEST
+
 /* ------------------------- determinism, graph capture, errors mid-solve */
 /* Repeated solves of one input are bitwise identical: 5 pscr_solve and
    5 pscr_solve_device calls (the kernels use no atomics in their arithmetic
@@ -797,6 +870,7 @@ static Suite *cuda_suite(void)
   tc = tcase_create("api");
   tcase_set_timeout(tc, 120);
   tcase_add_loop_test(tc, device_arrays, 0, 4);
+  tcase_add_loop_test(tc, device_only, 0, 5);
   tcase_add_loop_test(tc, singular_shift, 0, 2);
   tcase_add_test(tc, bad_arguments);
   tcase_add_test(tc, size_limit_auto);

@@ -528,6 +528,27 @@ START_TEST(planner_estimate)
                    PSCR_ERROR_INVALID_VALUE);
   ck_assert_msg(strstr(pscr_last_error(), "planner is 3") == pscr_last_error(), "%s",
                 pscr_last_error());
+  /* device_only: 0 or 1, and 1 only with backend CUDA (test_cuda's
+     device_only runs such plans). */
+  opts.planner = PSCR_PLANNER_ESTIMATE;
+  static const struct {
+    pscr_backend backend;
+    int device_only;
+    const char *cause;
+  } only[] = {{PSCR_BACKEND_CPU, 1, "device_only is 1, but it needs backend"},
+              {PSCR_BACKEND_AUTO, 1, "device_only is 1, but it needs backend"},
+              {PSCR_BACKEND_CUDA, 2, "device_only is 2, must be 0 or 1"},
+              {PSCR_BACKEND_CPU, -1, "device_only is -1, must be 0 or 1"}};
+  for (size_t i = 0; i < sizeof only / sizeof *only; i++) {
+    opts.backend = only[i].backend;
+    opts.device_only = only[i].device_only;
+    plan = NULL;
+    ck_assert_int_eq(pscr_plan_create(&plan, o.dtype, 3, o.pencils, op_shift(&o), &opts),
+                     PSCR_ERROR_INVALID_VALUE);
+    ck_assert(plan == NULL);
+    ck_assert_msg(strstr(pscr_last_error(), only[i].cause) == pscr_last_error(), "%s",
+                  pscr_last_error());
+  }
   op_free(&o);
 }
 END_TEST

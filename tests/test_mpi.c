@@ -515,6 +515,12 @@ static void bad_input(void)
   CHECK(st == PSCR_ERROR_NOT_SUPPORTED && plan == NULL, "refine_single: %s",
         pscr_status_string(st));
   o.refine_single = 0;
+  o.refine = 0;
+  o.device_only = 1;
+  st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e, &o);
+  CHECK(st == PSCR_ERROR_INVALID_VALUE && plan == NULL, "device_only: %s",
+        pscr_status_string(st));
+  o.device_only = 0;
   o.refine = PSCR_REFINE_MAX + 1;
   st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e, &o);
   CHECK(st == PSCR_ERROR_INVALID_VALUE && plan == NULL, "refine 9: %s", pscr_status_string(st));

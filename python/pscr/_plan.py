@@ -109,6 +109,9 @@ class Plan:
         a pair).
     refine: steps of iterative refinement (0 to pscr.REFINE_MAX);
         refine_single: a double plan's corrections in float.
+    device_only: solve CUDA arrays only (backend "cuda"): a plan of dense
+        transforms then holds one full-size device buffer less; solves of
+        NumPy arrays raise InvalidValueError.
     device, max_batch, check_finite, cuda_rows_per_thread, flags: as
         pscr_options' fields (flags: names from pscr.FLAGS, or bits).
 
@@ -129,6 +132,7 @@ class Plan:
         method: str | Sequence[str] = "auto",
         refine: int = 0,
         refine_single: bool = False,
+        device_only: bool = False,
         device: int = 0,
         max_batch: int = 1,
         check_finite: bool = True,
@@ -161,6 +165,7 @@ class Plan:
             planner=_choice("planner", planner, _PLANNERS),
             refine=_int_option("refine", refine),
             refine_single=bool(refine_single),
+            device_only=bool(device_only),
         )
         self._backend = self._core.info()["backend"]
 

@@ -66,7 +66,7 @@ public:
   PlanCore(int dtype_code, nb::handle pencil_seq, std::complex<double> shift, int backend,
            int device, int num_threads, bool check_finite, int cuda_rows_per_thread,
            int max_batch, unsigned int flags, std::tuple<int, int> method, int planner,
-           int refine, bool refine_single)
+           int refine, bool refine_single, bool device_only)
   {
     dtype_ = dtype_from_code(dtype_code);
     Pencils p = pencils_from(pencil_seq, dtype_);
@@ -89,6 +89,7 @@ public:
     opts.planner = static_cast<pscr_planner>(planner);
     opts.refine = refine;
     opts.refine_single = refine_single ? 1 : 0;
+    opts.device_only = device_only ? 1 : 0;
     device_ = device;
 
     Outcome oc;
@@ -282,12 +283,12 @@ void register_plan(nb::module_ &m)
   nb::class_<PlanCore>(m, "PlanCore",
                        "One pscr_plan (the C API's). Use pscr.Plan, which wraps it.")
       .def(nb::init<int, nb::handle, std::complex<double>, int, int, int, bool, int, int,
-                    unsigned int, std::tuple<int, int>, int, int, bool>(),
+                    unsigned int, std::tuple<int, int>, int, int, bool, bool>(),
            nb::arg("dtype"), nb::arg("pencils"), nb::arg("shift"), nb::kw_only(),
            nb::arg("backend"), nb::arg("device"), nb::arg("num_threads"),
            nb::arg("check_finite"), nb::arg("cuda_rows_per_thread"), nb::arg("max_batch"),
            nb::arg("flags"), nb::arg("method"), nb::arg("planner"), nb::arg("refine"),
-           nb::arg("refine_single"),
+           nb::arg("refine_single"), nb::arg("device_only"),
            "pscr_plan_create with the options given (C enum values).")
       .def("solve", &PlanCore::solve, nb::arg("f"), nb::arg("out"), nb::arg("stream"),
            "Solve into out (host arrays, or CUDA arrays on the stream given as an integer).")

@@ -135,6 +135,7 @@ def test_closed_plan(plan, rng):
         ({"refine": 99}, pscr.InvalidValueError, "refine is 99, must be 0 .. 8"),
         ({"refine": 1.5}, pscr.InvalidValueError, "refine=1.5; an int is needed"),
         ({"refine_single": True}, pscr.InvalidValueError, "refine_single"),
+        ({"device_only": True, "backend": "cpu"}, pscr.InvalidValueError, "device_only is 1, but it needs backend"),
         ({"threads": -1}, pscr.InvalidValueError, "num_threads"),
         ({"max_batch": 0}, pscr.InvalidValueError, "max_batch"),
         ({"cuda_rows_per_thread": 3}, pscr.InvalidValueError, "cuda_rows_per_thread"),

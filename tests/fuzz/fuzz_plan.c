@@ -126,6 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opts.method[1] = (pscr_method)method[(shift_code >> 5) & 7][1];
     opts.planner = (pscr_planner)((mode >> 2) % 4); /* 3 is invalid */
   }
+  if ((mode & 0x42) == 0x42) /* device arrays only: never valid on the CPU or AUTO; 2 is invalid */
+    opts.device_only = (mode & 0x08) ? 2 : 1;
 
   /* Pencils: arrays sized as the contract requires (at least 1 entry). */
   char *store[3] = {NULL, NULL, NULL};
