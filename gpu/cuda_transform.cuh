@@ -407,8 +407,8 @@ template <class T> struct TfFacs {
 // same per-system code on them there (cp never reaches DRAM), and the block
 // writes them back. Where the systems are few (2D: n1 of them, a few
 // blocks), the unstaged kernels wait a memory latency per TF_CHUNK rows,
-// twice; staged, the rows' latency is paid once. The arithmetic is the
-// unstaged kernel's, so the bits are too.
+// twice; staged, the rows' latency is paid once. The per-system code is
+// the unstaged kernel's (tf_thomas_sys, tf_twist_sys).
 constexpr int TF_STAGE_THREADS = 128;
 
 template <class T, bool TWIST>
