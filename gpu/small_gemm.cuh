@@ -65,10 +65,13 @@ __global__ void __launch_bounds__(SG_TILE *SG_TILE)
     C[i0 + ti + (size_t)(j0 + tj) * ldc] = acc;
 }
 
-// Whether small_gemm serves a product of batch x (m n k).
+// Whether small_gemm serves a product of batch x (m n k): small enough, and
+// its grid within CUDA's limits of 65535 on y (tiles of n) and z (batch);
+// m n k <= 2^22 alone allows n up to 2^22 where m = k = 1.
 inline bool small_gemm_fits(int m, int n, int k, int batch)
 {
-  return (long long)m * n * k * batch <= SMALL_GEMM_WORK && batch <= 65535;
+  return (long long)m * n * k * batch <= SMALL_GEMM_WORK && batch <= 65535 &&
+         (n + SG_TILE - 1) / SG_TILE <= 65535;
 }
 
 template <class T>

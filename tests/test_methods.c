@@ -865,6 +865,13 @@ START_TEST(methods_cuda)
       }
     }
   check_cuda_singular();
+  { /* n1 = 1, n2 past 16 x 65535: the first product's tiles of n would
+       exceed the grid's y limit of small_gemm (small_gemm_fits). */
+    const int nb[2] = {1, 1100000};
+    make_op(&o, POISSON, 2, nb, 9);
+    check_cuda_vector(&o, kind_name[POISSON], PSCR_METHOD_TRANSFORM, PSCR_METHOD_AUTO);
+    op_free(&o);
+  }
   {
     const int t2[2] = {200, 150}, t2b[2] = {300, 257};
     for (int single = 0; single < 2; single++) {
