@@ -382,13 +382,14 @@ typedef struct pscr_options {
    * transform, 3D transform x transform) then needs on the device only the
    * caller's f and u, the eigenvectors and one full-size workspace, one
    * full-size buffer less than by default (pscr_info device_bytes). Other
-   * plans use their buffers for device solves too and hold the same.
-   * pscr_solve and pscr_solve_batch on such a plan:
-   * PSCR_ERROR_INVALID_VALUE. A device batch whose vectors are less
-   * aligned than a single solve's (ldf or ldu not a multiple of 32
-   * elements) may then give other bits than its single solves (cuBLAS
-   * chooses its kernels by alignment; by default such vectors go through
-   * that buffer). Needs backend PSCR_BACKEND_CUDA; 0 (default): host and
+   * plans use their buffers for device solves too and hold the same. With
+   * refine >= 1 such a plan has no host refinement buffers either
+   * (pscr_info workspace_bytes). pscr_solve and pscr_solve_batch on such
+   * a plan: PSCR_ERROR_INVALID_VALUE. A device batch whose ldf or ldu, in
+   * bytes, is not a multiple of 256 may then give other bits than its
+   * single solves (cuBLAS chooses its kernels by the operands' alignment;
+   * by default less aligned vectors go through that buffer). Needs
+   * backend PSCR_BACKEND_CUDA; 0 (default): host and
    * device arrays. Other values, or 1 with another backend or a
    * distributed plan: PSCR_ERROR_INVALID_VALUE. New in 0.2.
    */

@@ -67,16 +67,17 @@ static pscr_status pscr_refine_plan_create(pscr_plan *p)
 
 pscr_status pscr_refine_setup(pscr_plan *p)
 {
-  const size_t n = p->total;
   /* f of an in-place solve and r in dtype; A u (and for float plans u
-     widened) in the compute type. */
+     widened) in the compute type: host solves' buffers, so none for a
+     device_only plan (the backend's refine_setup holds the device's). */
+  const size_t n = p->opts.device_only ? 0 : p->total;
   const size_t parts[4] = {n * p->elem, n * p->elem, p->single ? n * p->celem : 0,
                            n * p->celem};
   size_t bytes = 0;
   for (int k = 0; k < 4; k++)
     bytes += parts[k];
-  char *at = p->refine_storage = malloc(bytes);
-  if (!at)
+  char *at = p->refine_storage = bytes ? malloc(bytes) : NULL;
+  if (bytes && !at)
     return PSCR_ERROR(PSCR_ERROR_HOST_ALLOC,
                       "cannot allocate the refinement buffers (%zu bytes, options.refine = %d)",
                       bytes, p->opts.refine);

@@ -375,10 +375,39 @@ START_TEST(device_only)
   ck_assert_int_eq(pscr_solve_device_batch(plan[1], 2, df, ld, du, ld, NULL), PSCR_SUCCESS);
   ck_assert_int_eq(cudaMemcpy(u[1], (char *)du + ld * es, bytes, cudaMemcpyDeviceToHost),
                    cudaSuccess);
+  const double eps = o.dtype == PSCR_R32 || o.dtype == PSCR_C32 ? FLT_EPSILON : DBL_EPSILON;
   const double be = tu_backward_error(o.dtype, ndim, o.pencils, op_shift(&o), u[1], f);
   const double be0 = tu_backward_error(o.dtype, ndim, o.pencils, op_shift(&o), u[0], f);
-  ck_assert_msg(be <= 10 * be0 + 10 * (o.dtype == PSCR_R32 || o.dtype == PSCR_C32 ? FLT_EPSILON : DBL_EPSILON),
+  ck_assert_msg(be <= 10 * be0 + 10 * eps,
                 "unaligned batch vector: backward error %.3e against %.3e", be, be0);
+  if (_i == 0) {
+    /* refine = 1: the host refinement's buffers (f, r and A u: three
+       vectors of R64) are not allocated either, and the refined device
+       solve works. */
+    pscr_plan *rp[2] = {NULL, NULL};
+    pscr_info ri[2];
+    for (int k = 0; k < 2; k++) {
+      pscr_options opts;
+      pscr_options_init(&opts);
+      opts.backend = PSCR_BACKEND_CUDA;
+      opts.method[0] = PSCR_METHOD_TRANSFORM;
+      opts.refine = 1;
+      opts.device_only = k;
+      ck_assert_int_eq(pscr_plan_create(&rp[k], o.dtype, ndim, o.pencils, op_shift(&o), &opts),
+                       PSCR_SUCCESS);
+      ck_assert_int_eq(pscr_plan_info(rp[k], &ri[k]), PSCR_SUCCESS);
+    }
+    ck_assert_msg(ri[0].workspace_bytes - ri[1].workspace_bytes == 3 * bytes,
+                  "refine = 1: host bytes %zu (device_only) against %zu", ri[1].workspace_bytes,
+                  ri[0].workspace_bytes);
+    ck_assert_int_eq(pscr_solve_device(rp[1], df, du, NULL), PSCR_SUCCESS);
+    ck_assert_int_eq(cudaMemcpy(u[1], du, bytes, cudaMemcpyDeviceToHost), cudaSuccess);
+    const double ber = tu_backward_error(o.dtype, ndim, o.pencils, op_shift(&o), u[1], f);
+    ck_assert_msg(ber <= 10 * be0 + 10 * eps, "refined device_only solve: backward error %.3e",
+                  ber);
+    pscr_plan_destroy(rp[0]);
+    pscr_plan_destroy(rp[1]);
+  }
   cudaFree(df);
   cudaFree(du);
   free(f);
