@@ -30,7 +30,7 @@ namespace {
 struct TfState {
   int device, ndim, n[3], cplx, single, nthreads;
   int sms;   // multiprocessors of the device
-  int twist; // the Thomas systems by k_tf_twist where they are few (its probe passed)
+  int twist; // the Thomas systems twisted where they are few (its probe passed)
   int smem;  // shared memory per block that k_tf_staged may take
   size_t total, elem;
   double shift[2];

@@ -225,20 +225,6 @@ __device__ __forceinline__ bool tf_thomas_sys(T *x, T *cp, size_t base, size_t m
   return bad;
 }
 
-template <class T, bool PROBE>
-__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
-                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
-                            int *flag)
-{
-  const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
-  if (q >= groups * m)
-    return;
-  const size_t g = q / m, k = q % m;
-  if (tf_thomas_sys<T, PROBE>(x, cp, g * m * (size_t)nl + k, m, nl, cg[g] + lb[k], ad, ao, md,
-                              mo))
-    atomicOr(flag, 1);
-}
-
 // The same systems by a twisted factorization ("burn at both ends"): rows
 // 0 .. h-1 eliminated downwards and rows nl-1 .. h+1 upwards, in the same
 // thread at once, the two chains meeting at row h = nl / 2, then both
@@ -247,9 +233,9 @@ __global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const 
 // too few to fill the device (2D: n1 of them), the reciprocal-bound chain,
 // not the bandwidth, sets the time, and it halves. PROBE: only the pivots
 // (each against the CPU's test), failures set bit 2 of *flag (the plan then
-// keeps plain Thomas, whose pivots the CPU's match). Needs nl >= 3.
-// One system of k_tf_twist, addressed as tf_thomas_sys's. Returns, for
-// PROBE, whether a pivot failed the CPU's test.
+// keeps plain Thomas, whose pivots the CPU's match). Needs nl >= 3. One
+// system, addressed as tf_thomas_sys's; returns, for PROBE, whether a pivot
+// failed the CPU's test.
 template <class T, bool PROBE>
 __device__ __forceinline__ bool tf_twist_sys(T *x, T *cp, size_t base, size_t m, int nl, T s,
                                              const T *ad, const T *ao, const T *md,
@@ -378,18 +364,32 @@ __device__ __forceinline__ bool tf_twist_sys(T *x, T *cp, size_t base, size_t m,
   return PROBE && bad;
 }
 
-template <class T, bool PROBE>
-__global__ void k_tf_twist(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
-                           const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
-                           int *flag)
+// One system by plain Thomas or, TWIST, the twisted factorization; returns
+// the bit of *flag that its failed pivot sets (1 plain, 2 twisted), or 0.
+template <class T, bool PROBE, bool TWIST>
+__device__ __forceinline__ int tf_sys(T *x, T *cp, size_t base, size_t m, int nl, T s,
+                                      const T *ad, const T *ao, const T *md, const T *mo)
+{
+  if constexpr (TWIST)
+    return tf_twist_sys<T, PROBE>(x, cp, base, m, nl, s, ad, ao, md, mo) ? 2 : 0;
+  else
+    return tf_thomas_sys<T, PROBE>(x, cp, base, m, nl, s, ad, ao, md, mo) ? 1 : 0;
+}
+
+// A thread per system q = g m + k, row i at x[g m nl + i m + k] (tf_sys).
+template <class T, bool PROBE, bool TWIST>
+__global__ void k_tf_thomas(T *x, T *cp, size_t groups, size_t m, int nl, const T *cg,
+                            const T *lb, const T *ad, const T *ao, const T *md, const T *mo,
+                            int *flag)
 {
   const size_t q = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (q >= groups * m)
     return;
   const size_t g = q / m, k = q % m;
-  if (tf_twist_sys<T, PROBE>(x, cp, g * m * (size_t)nl + k, m, nl, cg[g] + lb[k], ad, ao, md,
-                             mo))
-    atomicOr(flag, 2);
+  const int bit = tf_sys<T, PROBE, TWIST>(x, cp, g * m * (size_t)nl + k, m, nl, cg[g] + lb[k],
+                                          ad, ao, md, mo);
+  if (bit)
+    atomicOr(flag, bit);
 }
 
 // The last dimension's factors on the device: a_diag, a_off, m_diag, m_off.
@@ -397,18 +397,18 @@ template <class T> struct TfFacs {
   const T *ad, *ao, *md, *mo;
   int nl;
   int sms;   // multiprocessors of the device (asked once, at plan creation)
-  int twist; // k_tf_twist where the systems are few (tf_twist_fits)
+  int twist; // the twisted form where the systems are few (tf_twist_fits)
   int smem;  // shared memory a block may take (k_tf_staged; 0: never staged)
 };
 
-// k_tf_thomas or k_tf_twist with the systems staged in shared memory: a
+// k_tf_thomas (plain or twisted) with the systems staged in shared memory: a
 // block of TF_STAGE_THREADS loads `tile` neighbouring systems of one group
 // whole (every load in flight at once), one thread per system runs the
 // same per-system code on them there (cp never reaches DRAM), and the block
 // writes them back. Where the systems are few (2D: n1 of them, a few
 // blocks), the unstaged kernels wait a memory latency per TF_CHUNK rows,
 // twice; staged, the rows' latency is paid once. The per-system code is
-// the unstaged kernel's (tf_thomas_sys, tf_twist_sys).
+// the unstaged kernel's (tf_sys).
 constexpr int TF_STAGE_THREADS = 128;
 
 template <class T, bool TWIST>
@@ -431,11 +431,10 @@ __global__ void __launch_bounds__(TF_STAGE_THREADS)
   __syncthreads();
   const int k = threadIdx.x;
   if (k < w) {
-    const T s = cg[g] + lb[k0 + k];
-    const bool bad = TWIST ? tf_twist_sys<T, false>(sx, sc, k, tile, nl, s, ad, ao, md, mo)
-                           : tf_thomas_sys<T, false>(sx, sc, k, tile, nl, s, ad, ao, md, mo);
-    if (bad)
-      atomicOr(flag, TWIST ? 2 : 1);
+    const int bit =
+        tf_sys<T, false, TWIST>(sx, sc, k, tile, nl, cg[g] + lb[k0 + k], ad, ao, md, mo);
+    if (bit)
+      atomicOr(flag, bit);
   }
   __syncthreads();
   for (int e = threadIdx.x; e < words; e += blockDim.x) {
@@ -478,7 +477,7 @@ template <class T> inline cudaError_t tf_stage_prepare(int smem)
   return e;
 }
 
-// Whether k_tf_twist serves groups x m systems of order nl: one group
+// Whether the twisted form serves groups x m systems of order nl: one group
 // (2D), too few systems to give every SM a full block of TF_THREADS (the
 // chains' latency sets the time), and nl >= 16 (its two chains need nl >=
 // 3; below 16 they are short either way). H100, device-only medians
@@ -521,11 +520,11 @@ cudaError_t tf_thomas(T *x, T *cp, size_t groups, size_t m, const T *cg, const T
     }
   }
   if (twist)
-    k_tf_twist<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad, F.ao,
-                                                   F.md, F.mo, flag);
+    k_tf_thomas<T, PROBE, true><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad,
+                                                          F.ao, F.md, F.mo, flag);
   else
-    k_tf_thomas<T, PROBE><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad,
-                                                    F.ao, F.md, F.mo, flag);
+    k_tf_thomas<T, PROBE, false><<<grid, threads, 0, cs>>>(x, cp, groups, m, F.nl, cg, lb, F.ad,
+                                                           F.ao, F.md, F.mo, flag);
   return cudaGetLastError();
 }
 
