@@ -71,6 +71,7 @@ typedef struct rl_case {
 typedef struct rl_opts {
   rl_case cases[MAX_CASES];
   int ncases, repeat, device, baselines, planner, refine, refine_single;
+  unsigned int flags; /* pscr_options.flags of pscr's plans (--flags) */
   size_t copy_mib;
   const char *csv;
 } rl_opts;
@@ -85,7 +86,7 @@ static void usage(FILE *out)
                "                     [--csv FILE] [--device D] [--no-baselines] "
                "[--copy-mib M]\n"
                "                     [--planner none|estimate|measure] [--refine K]\n"
-               "                     [--refine-single]\n"
+               "                     [--refine-single] [--flags NAME,...]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
                "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (estimate,\n"
@@ -96,6 +97,8 @@ static void usage(FILE *out)
                "  level-3 (cuSPARSE) rows. --refine K (1..8): Helmholtz cases get a row\n"
                "  'pscr-refine', the chosen method with pscr_options.refine = K, checked and\n"
                "  timed like pscr's; --refine-single: its corrections by a float plan.\n"
+               "  --flags: pscr_options.flags of pscr's plans by name (pscr_flag_name, e.g.\n"
+               "  cuda-pcr-refine-all), to compare kernel paths; the baselines ignore them.\n"
                "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
                "FILE, 77 without a CUDA device.\n",
           MAX_CASES, GPU_MIN_REPEAT);
@@ -170,6 +173,8 @@ static int parse_args(int argc, char **argv, rl_opts *o)
       bad = !(o->csv = cli_value(&c));
     else if (cli_is(&c, "--refine"))
       bad = cli_int(&c, 1, PSCR_REFINE_MAX, &o->refine);
+    else if (cli_is(&c, "--flags"))
+      bad = cli_flags(&c, &o->flags);
     else if (cli_is(&c, "--refine-single")) {
       bad = cli_switch(&c);
       o->refine_single = 1;
@@ -317,6 +322,7 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   opts.backend = PSCR_BACKEND_CUDA;
   opts.device = o->device;
   opts.planner = (pscr_planner)o->planner; /* the order of planners[] */
+  opts.flags = o->flags;
   pscr_plan *plan = NULL;
   double t0 = cli_now(), med = -1, sum_ms = 0;
   pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,
@@ -407,6 +413,7 @@ static void run_refined(const rl_case *c, rl_problem *p, const rl_opts *o, const
   opts.method[1] = c->ndim == 3 ? info->method[1] : PSCR_METHOD_AUTO;
   opts.refine = o->refine;
   opts.refine_single = o->refine_single;
+  opts.flags = o->flags;
   pscr_plan *plan = NULL;
   gpu_timing t;
   memset(&t, 0, sizeof t);
@@ -593,6 +600,8 @@ int main(int argc, char **argv)
          "+ D2H\n",
          r.gbs, o.repeat);
   printf("# roof%% = max(flops/FP64, bytes/BW) / time; minB%% = (read f + write u) / time / BW\n");
+  if (o.flags)
+    printf("# pscr's plans with pscr_options.flags = 0x%x\n", o.flags);
   FILE *csv = NULL;
   if (o.csv) {
     csv = fopen(o.csv, "w");

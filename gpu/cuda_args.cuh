@@ -59,6 +59,9 @@ template <class T> struct LevelArgs {
   // k_part's pivot table of the level's systems (partition.cuh,
   // part_tab_stride entries each), NULL where the kernel eliminates itself.
   const T *ptab;
+  // k_part's boundary systems: 1 refines every one after PCR, 0 only those
+  // with a weakly dominant row (partition.cuh, part_solve).
+  int pcr_all;
 };
 
 // Threads per block of every kernel; kernels loop grid-stride, so the grid

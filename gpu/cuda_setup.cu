@@ -356,6 +356,10 @@ extern "C" pscr_status pscr_cuda_state_setup(const pscr_cuda_view *v, void **out
   // memory even where staged_facs would copy it to shared memory (tests
   // compare the two bitwise).
   s->stage_facs = !(v->flags & PSCR_FLAG_CUDA_NO_STAGE);
+  // PSCR_FLAG_CUDA_PCR_REFINE_ALL: k_part's refinement step of the boundary
+  // system for every system, also where its rows are dominant enough for
+  // PCR alone (tests compare the two to rounding).
+  s->pcr_refine_all = (v->flags & PSCR_FLAG_CUDA_PCR_REFINE_ALL) != 0;
   // PSCR_FLAG_CUDA_COUPLE_ONE / _MANY: the coupling and gather kernels take
   // one entry per thread, or COUPLE_PER wherever the slabs are long enough
   // (tests compare both bitwise: the rule takes several only on grids too

@@ -86,6 +86,7 @@ struct State {
   unsigned flags;      // pscr_options.flags (the PSCR_FLAG_CUDA_* switches)
   int pair_mode;       // -1 part_pair's rule, 0 never, 1 always (PSCR_FLAG_CUDA_PAIR_*)
   int stage_facs;      // k_part stages small factor tables in shared memory (staged_facs)
+  int pcr_refine_all;  // k_part refines every boundary system (PSCR_FLAG_CUDA_PCR_REFINE_ALL)
   int couple_mode;     // -1 couple_grid's rule, 0 one entry per thread, 1 COUPLE_PER
                        // entries wherever the slabs have them (PSCR_FLAG_CUDA_COUPLE_*)
   int fuse_slots;      // 2D: slots of k_part_sum on the device (the back kernel's when
@@ -225,6 +226,7 @@ template <class T> LevelArgs<T> level_of(const State *s, int d, int i, size_t xs
   // The pivot table (2D plans only: their last dimension's shift is
   // c + lambda_e for every batch).
   L.ptab = s->ptab_on ? (const T *)s->ptab + V.eig0 * (size_t)part_tab_stride(s->rows) : nullptr;
+  L.pcr_all = s->pcr_refine_all;
   return L;
 }
 

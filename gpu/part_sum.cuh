@@ -172,7 +172,7 @@ __global__ void __launch_bounds__(NT, part_sum_min_blocks(NT))
         T *buf = sb + (size_t)q * P * (M + 1);
         part_solve<T, M, YS, F>(C, cs[b] + L.lam[eq[q]], part_tab_of<F>(L, eq[q], M), buf,
                                 buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
-                                nullptr, on[q], flag);
+                                nullptr, on[q], flag, L.pcr_all != 0);
       }
       // The pass's solutions, rows lp + j P of each buffer: written by
       // their chunk's thread before part_solve's last barrier; only this

@@ -183,6 +183,20 @@ __device__ inline void pcr_solve(bool inwarp, int P, int lp, T Lr, T Dr, T Ur, T
     Xr = T(0);
 }
 
+// The dominance of a boundary row above which PCR needs no refinement step:
+// |D| >= pcr_dominant() (|L| + |U|): 1.0625 for real rows. An emulation of part_solve on FE
+// tridiagonal systems (uniform and graded meshes, 16 to 1024 boundary rows,
+// shifts s h^2 from 1e-9 to 12) lost at most 3x plain Thomas's backward
+// error without the step wherever every boundary row had |D| >= 1.01
+// (|L| + |U|), against up to 8x at 1.001 .. 1.01 and 1400x below; with the
+// step, 2x everywhere (docs/accuracy.md, "The partitioned level-3 solver").
+// Complex rows measure by abs1 (|re| + |im|), which overstates a modulus
+// by up to sqrt(2), hence their larger bound.
+template <class T> __device__ constexpr real_t<T> pcr_dominant()
+{
+  return std::is_same<T, real_t<T>>::value ? real_t<T>(1.0625) : real_t<T>(1.5 * 1.0625);
+}
+
 // The partition pivot test: |piv| must exceed eps times the terms it came from.
 template <class T> __device__ inline bool pivot_bad(T piv, real_t<T> scale)
 {
@@ -369,11 +383,12 @@ template <class T, int N> struct Column<T, N, true> {
 // (row i at i + i / M) and written to out (NULL: not written). A pivot
 // failure is reported when `live` (false: a repeated slot). ybs: this
 // thread's yb column (YS; unused with the pivot table); sL..sR: the PCR
-// rows. Every thread of the block calls it (barriers).
+// rows. refine_all: the boundary system's refinement step for every system
+// (LevelArgs::pcr_all). Every thread of the block calls it (barriers).
 template <class T, int M, bool YS, class F>
 __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf, T *mine,
                                            T *ybs, T *sL, T *sD, T *sU, T *sR, int lp, int P,
-                                           int nl, T *out, bool live, int *flag)
+                                           int nl, T *out, bool live, int *flag, bool refine_all)
 {
   // Forward Thomas over the interior rows k = 0 .. M-2 for the right-hand
   // sides r (ya) and -a_{i0} e_1 (yb); the third, -c e_{M-1}, gives
@@ -485,11 +500,40 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
   // the boundary rows and a second PCR on it bring that within 2x
   // (docs/accuracy.md, "The partitioned level-3 solver"); the boundary
   // system is P rows on chip, the level's traffic is unchanged.
-  // One copy of the PCR code, run twice (every instantiation of
+  // Where every boundary row is dominant (pcr_dominant) PCR alone is
+  // within 3x of Thomas, and the step is skipped: Poisson's systems but
+  // those of the few lowest eigenvalues of each level (2D 4095^2 Poisson
+  // spent 12% of its solve in the step). The decision is the system's own
+  // (mine: some row of this slot is weak), so that a solution does not
+  // depend on which systems share its warp or block (a batch gives bitwise
+  // its single solves); the second pass runs where any slot of the warp
+  // (P <= 32: the shuffles) or block (barriers) needs it, and the others
+  // drop its correction. A NaN row refines (it is flagged anyway).
+  // One copy of the PCR code, run once or twice (every instantiation of
   // part_solve carries it: compile time).
+  const bool weak = refine_all || !(abs1(Dr) >= pcr_dominant<T>() * (abs1(Lr) + abs1(Ur)));
+  bool mine_weak, again;
+  if (inwarp) {
+    const unsigned votes = __ballot_sync(0xffffffffu, weak);
+    const unsigned base = (threadIdx.x & 31u) & ~(unsigned)(P - 1); // the slot's first lane
+    const unsigned seg = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << base;
+    mine_weak = (votes & seg) != 0;
+    again = votes != 0;
+  } else {
+    // A slot of P > 32 threads is P / 32 whole warps: each warp's vote in
+    // sR (free until pcr_solve), then the slot's.
+    const bool w = __any_sync(0xffffffffu, weak);
+    if ((lp & 31) == 0)
+      sR[lp >> 5] = w ? T(1) : T(0);
+    __syncthreads();
+    mine_weak = false;
+    for (int k = 0; k < P >> 5; k++)
+      mine_weak |= abs1(sR[k]) != real_t<T>(0);
+    again = __syncthreads_or(mine_weak) != 0;
+  }
   T X = T(0), Xl = T(0), rhs = Rr;
 #pragma unroll 1
-  for (int pass = 0; pass < 2; pass++) {
+  for (int pass = 0; pass < (again ? 2 : 1); pass++) {
     int pbad = 0;
     T x, xl, xr;
     pcr_solve(inwarp, P, lp, Lr, Dr, Ur, rhs, sL, sD, sU, sR, pbad, x, xl, xr);
@@ -497,8 +541,10 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
       bad |= pbad; // the second pass has the same rows
       rhs = Rr - Lr * xl - Dr * x - Ur * xr;
     }
-    X += x;
-    Xl += xl;
+    if (pass == 0 || mine_weak) {
+      X += x;
+      Xl += xl;
+    }
   }
 
   // Back substitution of the interior with both boundary values known,
@@ -725,7 +771,8 @@ __global__ void __launch_bounds__(NT, part_min_blocks<T, M, F>(NT))
       T *buf = sb + (size_t)q * P * (M + 1);
       part_solve<T, M, YS, F>(C, cs[bq[q]] + L.lam[eq[q]], part_tab_of<F>(L, eq[q], M), buf,
                               buf + (size_t)lp * (M + 1), ybs, sL, sD, sU, sR, lp, P, nl,
-                              active[q] ? v + sys[q] * (size_t)nl : nullptr, active[q], flag);
+                              active[q] ? v + sys[q] * (size_t)nl : nullptr, active[q], flag,
+                              L.pcr_all != 0);
     }
   }
 }

@@ -11,7 +11,9 @@
  * equal to the table read from device memory (PSCR_FLAG_CUDA_NO_STAGE); the
  * merged top level of n = 4^j against the plain levels
  * (PSCR_FLAG_NO_MERGE_TOP); kernels launched early bitwise equal to plain
- * stream order (PSCR_FLAG_CUDA_NO_EARLY_LAUNCH).
+ * stream order (PSCR_FLAG_CUDA_NO_EARLY_LAUNCH); the refinement step of the
+ * boundary systems where they are weakly dominant against every system's
+ * (PSCR_FLAG_CUDA_PCR_REFINE_ALL).
  *
  * Helpers shared with test_cuda.c and test_cuda_batch.c: cuda_common.c.
  * Runs without fork (CK_NOFORK) so CUDA is never initialized before a fork;
@@ -470,6 +472,71 @@ START_TEST(staged_against_unstaged)
 }
 END_TEST
 
+/* k_part's refinement step of the boundary system after PCR, taken only
+   where some boundary row is weakly dominant (gpu/partition.cuh,
+   pcr_dominant), against the step for every system
+   (PSCR_FLAG_CUDA_PCR_REFINE_ALL): model problems, double and float, 2, 8
+   and 16 rows per thread (hundreds to tens of boundary rows per system),
+   the weighted sums fused and not. Both solutions meet the case's bound and
+   agree to rounding. On uniform 2D Poisson most systems are dominant, so
+   the default must skip the step somewhere at 8 and 16 rows per thread:
+   its solution differs from the refined one in some bit (a test that the
+   rule takes effect; the accuracy against the CPU, within 10x, is
+   test_cuda's level3_variants). At 2 rows the boundary rows are about as
+   weakly dominant as the system's own (1 + s h^2 / 2 for the shifts of
+   this anisotropic 63 x 1000 grid), so every system refines. */
+typedef struct refine_case {
+  pscr_problem_kind k;
+  int ndim, n[3];
+  double grading;
+  int skips; /* uniform 2D Poisson: the default plan must skip somewhere */
+} refine_case;
+static const refine_case refine_cases[] = {
+    {PSCR_PROBLEM_POISSON, 2, {63, 1000, 1}, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {127, 2047, 1}, 0.0, 1},
+    {PSCR_PROBLEM_POISSON, 2, {31, 700, 1}, 0.3, 0},
+    {PSCR_PROBLEM_HELMHOLTZ, 2, {31, 1000, 1}, 0.0, 0},
+    {PSCR_PROBLEM_POISSON, 3, {7, 9, 500}, 0.0, 0},
+};
+#define N_REFINE ((int)(sizeof refine_cases / sizeof refine_cases[0]))
+static const int refine_rows[] = {2, 8, 16};
+
+START_TEST(pcr_skip_against_refine_all)
+{
+  const refine_case *rc = &refine_cases[_i / 12];
+  const int rows = refine_rows[_i % 3], single = (_i / 3) % 2, fuse = (_i / 6) % 2;
+  op o;
+  make_op_model(&o, rc->k, rc->ndim, rc->n, rc->grading);
+  if (single)
+    op_to_single(&o);
+  ct_plan_flags = fuse ? PSCR_FLAG_CUDA_FUSE_ALL : PSCR_FLAG_CUDA_FUSE_NEVER;
+  pscr_plan *p0 = ct_make_plan_rows(&o, PSCR_BACKEND_CUDA, rows);
+  ct_plan_flags |= PSCR_FLAG_CUDA_PCR_REFINE_ALL;
+  pscr_plan *p1 = ct_make_plan_rows(&o, PSCR_BACKEND_CUDA, rows);
+  ct_plan_flags = 0;
+  pscr_info i0;
+  ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
+
+  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  void *f = random_vector(&o, 9870u + (uint64_t)_i);
+  void *u0 = malloc(bytes), *u1 = malloc(bytes);
+  ck_assert(u0 && u1);
+  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(p1, f, u1), PSCR_SUCCESS);
+  double rel, b0, b1;
+  check_agree(&o, f, u0, u1, "pcr skip", _i, &rel, &b0, &b1);
+  const int same = memcmp(u0, u1, bytes) == 0;
+  printf("pcr skip case %d (%dD n_last %d %s rows %d%s): backward errors %.2e skipping, %.2e "
+         "refining all, relative difference %.2e%s\n",
+         _i, o.ndim, o.pencils[o.ndim - 1].n, dtype_names[o.dtype],
+         i0.level3_rows_per_thread, fuse ? " fused" : "", b0, b1, rel,
+         same ? " (bitwise equal)" : "");
+  if (rc->skips && i0.level3_rows_per_thread >= 8)
+    ck_assert_msg(!same, "case %d: no boundary system skipped its refinement step", _i);
+  free_ab(p0, p1, f, u0, u1, &o);
+}
+END_TEST
+
 /* Level 3 with the weighted sums added up in the kernel (gpu/part_sum.cuh)
    against the separate sums pass: PSCR_FLAG_CUDA_FUSE_ALL (every level fused
    whose kernel fits, items of at least 4 eigenpairs) against _NEVER, 2D, each
@@ -716,6 +783,7 @@ static Suite *cuda_paths_suite(void)
   tcase_add_loop_test(tc, staged_against_unstaged, 0, N_STAGE_SIZES * 16);
   tcase_add_loop_test(tc, merged_top_against_plain, 0, N_MERGE_SIZES * 16);
   tcase_add_loop_test(tc, early_launch_against_serial, 0, 8);
+  tcase_add_loop_test(tc, pcr_skip_against_refine_all, 0, N_REFINE * 12);
   suite_add_tcase(s, tc);
   return s;
 }

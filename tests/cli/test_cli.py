@@ -167,6 +167,7 @@ SPECS = {
         "--copy-mib": ints(1, 65536),
         "--planner": words("exhaustive", ""),
         "--refine": ints(1, 8),
+        "--flags": [("bogus", "is not a flag"), ("cuda-pcr-refine-all,x", "is not a flag")],
     }, ["--no-baselines", "--refine-single"], ["--cases", "p2:31", "--repeat", "10", "--no-baselines",
                             "--copy-mib", "1"], True),
 }
