@@ -53,7 +53,9 @@ static double partition_flops(const pscr_op_costs *o, int M, int P, int mdiag)
   t += o->fma + cf + 4 * o->mul + 2 * o->add + test3 + 2 * o->fma;
   /* PCR steps: reciprocal, k1, k2, u1, u2, Dn, test, L, U, R; twice (the
      refinement step of the boundary system), with X = R / D each time and
-     the residual between (3 fma, an add). */
+     the residual between (3 fma, an add). The kernel skips the step for
+     systems whose boundary rows are all dominant (most of Poisson's), which
+     depends on the data: counted for every system, an upper bound. */
   t += 2 * log2p * (o->inv + 6 * o->mul + 2 * o->add + test3 + 2 * o->fma);
   t += 2 * (o->inv + o->mul) + 3 * o->fma + 2 * o->add;
   /* The interior rows back: M - 1 of them, 2 fma each. */
