@@ -519,9 +519,12 @@ __device__ __forceinline__ void part_solve(const F &C, T s, const T *tab, T *buf
     const unsigned seg = P == 32 ? 0xffffffffu : ((1u << P) - 1u) << base;
     mine_weak = (votes & seg) != 0;
     again = votes != 0;
+  } else if (P == (int)blockDim.x) {
+    // The block is the slot (P >= 256).
+    mine_weak = again = __syncthreads_or(weak) != 0;
   } else {
-    // A slot of P > 32 threads is P / 32 whole warps: each warp's vote in
-    // sR (free until pcr_solve), then the slot's.
+    // A slot of 32 < P < 256 threads is P / 32 whole warps: each warp's
+    // vote in sR (free until pcr_solve), then the slot's.
     const bool w = __any_sync(0xffffffffu, weak);
     if ((lp & 31) == 0)
       sR[lp >> 5] = w ? T(1) : T(0);
