@@ -317,6 +317,26 @@ START_TEST(device_arrays)
 }
 END_TEST
 
+/* Two CUDA plans of o that differ only in device_only (p[k], info[k] for
+   device_only = k): dimension 1 by `method`, dimension 2 of a 3D problem
+   by the transform, `refine` steps. */
+static void device_only_pair(const op *o, pscr_method method, int refine, pscr_plan *p[2],
+                             pscr_info info[2])
+{
+  for (int k = 0; k < 2; k++) {
+    pscr_options opts;
+    pscr_options_init(&opts);
+    opts.backend = PSCR_BACKEND_CUDA;
+    opts.method[0] = method;
+    opts.method[1] = o->ndim == 3 ? PSCR_METHOD_TRANSFORM : PSCR_METHOD_AUTO;
+    opts.refine = refine;
+    opts.device_only = k;
+    ck_assert_int_eq(pscr_plan_create(&p[k], o->dtype, o->ndim, o->pencils, op_shift(o), &opts),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_plan_info(p[k], &info[k]), PSCR_SUCCESS);
+  }
+}
+
 /* pscr_options.device_only: the plan holds no buffer for host arrays.
    _i: 0 2D R64, 1 2D C64, 2 3D R64, 3 3D R32 by the dense transforms (one
    full-size device buffer less than the default plan, the same bits from
@@ -333,17 +353,7 @@ START_TEST(device_only)
   const size_t N = tu_size(ndim, o.pencils), es = tu_dtype_size(o.dtype), bytes = N * es;
   pscr_plan *plan[2] = {NULL, NULL};
   pscr_info info[2];
-  for (int k = 0; k < 2; k++) {
-    pscr_options opts;
-    pscr_options_init(&opts);
-    opts.backend = PSCR_BACKEND_CUDA;
-    opts.method[0] = reduce ? PSCR_METHOD_REDUCTION : PSCR_METHOD_TRANSFORM;
-    opts.method[1] = ndim == 3 ? PSCR_METHOD_TRANSFORM : PSCR_METHOD_AUTO;
-    opts.device_only = k;
-    ck_assert_int_eq(pscr_plan_create(&plan[k], o.dtype, ndim, o.pencils, op_shift(&o), &opts),
-                     PSCR_SUCCESS);
-    ck_assert_int_eq(pscr_plan_info(plan[k], &info[k]), PSCR_SUCCESS);
-  }
+  device_only_pair(&o, reduce ? PSCR_METHOD_REDUCTION : PSCR_METHOD_TRANSFORM, 0, plan, info);
   const size_t saved = info[0].device_bytes - info[1].device_bytes;
   printf("device_only %d: %dD %s, device bytes %zu against %zu\n", (int)_i, ndim,
          reduce ? "reduction" : "transform", info[1].device_bytes, info[0].device_bytes);
@@ -386,17 +396,7 @@ START_TEST(device_only)
        solve works. */
     pscr_plan *rp[2] = {NULL, NULL};
     pscr_info ri[2];
-    for (int k = 0; k < 2; k++) {
-      pscr_options opts;
-      pscr_options_init(&opts);
-      opts.backend = PSCR_BACKEND_CUDA;
-      opts.method[0] = PSCR_METHOD_TRANSFORM;
-      opts.refine = 1;
-      opts.device_only = k;
-      ck_assert_int_eq(pscr_plan_create(&rp[k], o.dtype, ndim, o.pencils, op_shift(&o), &opts),
-                       PSCR_SUCCESS);
-      ck_assert_int_eq(pscr_plan_info(rp[k], &ri[k]), PSCR_SUCCESS);
-    }
+    device_only_pair(&o, PSCR_METHOD_TRANSFORM, 1, rp, ri);
     ck_assert_msg(ri[0].workspace_bytes - ri[1].workspace_bytes == 3 * bytes,
                   "refine = 1: host bytes %zu (device_only) against %zu", ri[1].workspace_bytes,
                   ri[0].workspace_bytes);

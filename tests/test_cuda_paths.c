@@ -42,6 +42,20 @@ static void free_ab(pscr_plan *a, pscr_plan *b, void *f, void *ua, void *ub, op 
   op_free(o);
 }
 
+/* The solves of an A/B test: a random right-hand side (seed), which plans
+   a and b each solve into a vector of their own; free_ab frees all three. */
+static void solve_ab(const op *o, pscr_plan *a, pscr_plan *b, uint64_t seed, void **f, void **ua,
+                     void **ub)
+{
+  const size_t bytes = tu_size(o->ndim, o->pencils) * tu_dtype_size(o->dtype);
+  *f = random_vector(o, seed);
+  *ua = malloc(bytes);
+  *ub = malloc(bytes);
+  ck_assert(*ua && *ub);
+  ck_assert_int_eq(pscr_solve(a, *f, *ua), PSCR_SUCCESS);
+  ck_assert_int_eq(pscr_solve(b, *f, *ub), PSCR_SUCCESS);
+}
+
 static const char *const dtype_names[] = {"R64", "C64", "R32", "C32"};
 
 /* The check of an A/B test: ua and ub solve f by plans that differ only in
@@ -180,11 +194,8 @@ START_TEST(toeplitz_against_table)
   ck_assert_int_eq(it.level3_rows_per_thread, i0.level3_rows_per_thread);
 
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
-  void *f = random_vector(&o, 9800u + (uint64_t)_i);
-  void *ut = malloc(bytes), *u0 = malloc(bytes);
-  ck_assert(ut && u0);
-  ck_assert_int_eq(pscr_solve(pt, f, ut), PSCR_SUCCESS);
-  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  void *f, *ut, *u0;
+  solve_ab(&o, pt, p0, 9800u + (uint64_t)_i, &f, &ut, &u0);
   const double berr = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), ut, f);
   printf("toeplitz case %d (%dD n_last %d %s%s%s): toeplitz %d, rows %d, backward error %.2e, "
          "bitwise %s\n",
@@ -229,7 +240,7 @@ START_TEST(pivot_table_against_none)
     op_vary_ends(&o, 1);
   if (single)
     op_to_single(&o);
-  const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
+  const size_t N = tu_size(o.ndim, o.pencils);
   ct_plan_flags = fused ? PSCR_FLAG_CUDA_FUSE_ALL : PSCR_FLAG_CUDA_FUSE_NEVER;
   pscr_plan *pt = ct_make_batch_plan(&o, 3, rows);
   ct_plan_flags |= PSCR_FLAG_CUDA_NO_PIVOT_TABLE;
@@ -246,11 +257,8 @@ START_TEST(pivot_table_against_none)
   ck_assert_int_eq(it.level3_fused_back, i0.level3_fused_back);
   ck_assert(it.device_bytes > i0.device_bytes);
 
-  void *f = random_vector(&o, 9700u + (uint64_t)_i);
-  void *ut = malloc(bytes), *u0 = malloc(bytes);
-  ck_assert(ut && u0);
-  ck_assert_int_eq(pscr_solve(pt, f, ut), PSCR_SUCCESS);
-  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  void *f, *ut, *u0;
+  solve_ab(&o, pt, p0, 9700u + (uint64_t)_i, &f, &ut, &u0);
   const double rel = tu_diff_inf(o.dtype, N, u0, ut) / tu_norm_inf(o.dtype, N, u0);
   const double bt = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), ut, f);
   const double b0 = tu_backward_error(o.dtype, o.ndim, o.pencils, op_shift(&o), u0, f);
@@ -518,11 +526,8 @@ START_TEST(pcr_skip_against_refine_all)
   ck_assert_int_eq(pscr_plan_info(p0, &i0), PSCR_SUCCESS);
 
   const size_t N = tu_size(o.ndim, o.pencils), bytes = N * tu_dtype_size(o.dtype);
-  void *f = random_vector(&o, 9870u + (uint64_t)_i);
-  void *u0 = malloc(bytes), *u1 = malloc(bytes);
-  ck_assert(u0 && u1);
-  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
-  ck_assert_int_eq(pscr_solve(p1, f, u1), PSCR_SUCCESS);
+  void *f, *u0, *u1;
+  solve_ab(&o, p0, p1, 9870u + (uint64_t)_i, &f, &u0, &u1);
   double rel, b0, b1;
   check_agree(&o, f, u0, u1, "pcr skip", _i, &rel, &b0, &b1);
   const int same = memcmp(u0, u1, bytes) == 0;
@@ -590,11 +595,8 @@ START_TEST(fused_against_unfused)
     ck_assert(i1.cost_total.bytes < i0.cost_total.bytes);
   }
 
-  void *f = random_vector(&o, 9950u + (uint64_t)_i);
-  void *u1 = malloc(bytes), *u0 = malloc(bytes);
-  ck_assert(u1 && u0);
-  ck_assert_int_eq(pscr_solve(p1, f, u1), PSCR_SUCCESS);
-  ck_assert_int_eq(pscr_solve(p0, f, u0), PSCR_SUCCESS);
+  void *f, *u1, *u0;
+  solve_ab(&o, p1, p0, 9950u + (uint64_t)_i, &f, &u1, &u0);
   double rel, b0, b1;
   check_agree(&o, f, u0, u1, "fused", _i, &rel, &b0, &b1);
   if (_i % 7 == 0)
@@ -685,11 +687,8 @@ START_TEST(merged_top_against_plain)
                   "case %d dim %d (n %d): %d levels merged, %d plain", _i, d, sz[d],
                   im.levels[d], ip.levels[d]);
 
-  void *f = random_vector(&o, 9980u + (uint64_t)_i);
-  void *um = malloc(bytes), *up = malloc(bytes);
-  ck_assert(um && up);
-  ck_assert_int_eq(pscr_solve(pm, f, um), PSCR_SUCCESS);
-  ck_assert_int_eq(pscr_solve(pp, f, up), PSCR_SUCCESS);
+  void *f, *um, *up;
+  solve_ab(&o, pm, pp, 9980u + (uint64_t)_i, &f, &um, &up);
   double rel, bp, bm;
   check_agree(&o, f, up, um, "merged", _i, &rel, &bp, &bm);
   if (_i % 5 == 0)

@@ -507,23 +507,26 @@ static void bad_input(void)
   pscr_status st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R32, 2, pb->pencils, pb->shift,
                                         b, e, NULL);
   CHECK(st == PSCR_ERROR_NOT_SUPPORTED && plan == NULL, "R32: %s", pscr_status_string(st));
-  pscr_options o;
-  pscr_options_init(&o);
-  o.refine = 1;
-  o.refine_single = 1;
-  st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e, &o);
-  CHECK(st == PSCR_ERROR_NOT_SUPPORTED && plan == NULL, "refine_single: %s",
-        pscr_status_string(st));
-  o.refine_single = 0;
-  o.refine = 0;
-  o.device_only = 1;
-  st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e, &o);
-  CHECK(st == PSCR_ERROR_INVALID_VALUE && plan == NULL, "device_only: %s",
-        pscr_status_string(st));
-  o.device_only = 0;
-  o.refine = PSCR_REFINE_MAX + 1;
-  st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e, &o);
-  CHECK(st == PSCR_ERROR_INVALID_VALUE && plan == NULL, "refine 9: %s", pscr_status_string(st));
+  static const struct {
+    int refine, refine_single, device_only;
+    pscr_status want;
+    const char *what;
+  } refused[] = {
+      {1, 1, 0, PSCR_ERROR_NOT_SUPPORTED, "refine_single"},
+      {0, 0, 1, PSCR_ERROR_INVALID_VALUE, "device_only"},
+      {PSCR_REFINE_MAX + 1, 0, 0, PSCR_ERROR_INVALID_VALUE, "refine past the maximum"},
+  };
+  for (size_t k = 0; k < sizeof refused / sizeof refused[0]; k++) {
+    pscr_options o;
+    pscr_options_init(&o);
+    o.refine = refused[k].refine;
+    o.refine_single = refused[k].refine_single;
+    o.device_only = refused[k].device_only;
+    st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils, pb->shift, b, e,
+                              &o);
+    CHECK(st == refused[k].want && plan == NULL, "%s: %s", refused[k].what,
+          pscr_status_string(st));
+  }
   st = pscr_mpi_plan_create(&plan, MPI_COMM_WORLD, PSCR_R64, 2, pb->pencils,
                             rank == nranks - 1 ? NULL : pb->shift, b, e, NULL);
   CHECK(st == PSCR_ERROR_INVALID_VALUE && plan == NULL, "NULL shift on one rank: %s",
@@ -531,6 +534,7 @@ static void bad_input(void)
   /* A local plan that cannot be made (a device that does not exist, or no
      CUDA in this build): its cause leads, the distributed plan's context
      follows (the message wrapped the local one; it once came out empty). */
+  pscr_options o;
   pscr_options_init(&o);
   o.backend = PSCR_BACKEND_CUDA;
   o.device = 1000000;
