@@ -18,6 +18,11 @@ typedef struct pscr_cuda_backend_data {
   pscr_cuda_choices choices; /* what it chose, read after setup and upload */
 } pscr_cuda_backend_data;
 
+/* Whether dimension d's transform runs by the fast sine transform on the
+   device (gpu/sine.cuh): a 2D transform plan whose first pencil qualifies
+   (pscr_plan_sine_fast) and whose transposes fit one grid (cuda_cost.c). */
+int pscr_cuda_sine(const struct pscr_plan *p, int d);
+
 /* The cost model's rules for a CUDA plan (cuda_cost.c). */
 void pscr_cuda_cost_rules(const struct pscr_plan *p, pscr_cost_rules *rules);
 

@@ -10,6 +10,8 @@
  * R's dimension 2 at level 3 like R x R's. Before setup (the planner) they
  * know no level-3 choice and count plain Thomas.
  */
+#include <math.h>
+
 #include "cuda_backend.h"
 #include "plan.h"
 
@@ -106,6 +108,16 @@ static void cuda_other(const void *ctx, double N, double es, pscr_cost *o)
   }
 }
 
+int pscr_cuda_sine(const pscr_plan *p, int d)
+{
+  if (p->ndim != 2 || d != 0 || p->method[0] != PSCR_METHOD_TRANSFORM ||
+      !pscr_plan_sine_fast(p, 0))
+    return 0;
+  /* sine.cuh's transposes take a block per 32 x 32 tile, in a 1D grid. */
+  const double lines = (double)p->n[1] * (p->cplx ? 2 : 1);
+  return ceil(lines / 32) * ceil(p->n[0] / 32.0) <= 2147483647.0;
+}
+
 void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
 {
   /* Before setup (the planner weighs method vectors before the backend
@@ -118,8 +130,12 @@ void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
      TF_CHUNK rows ahead; 2D 1023^2: 0.35 ms, nearly all of it the chain of
      2046 steps), and a launch (3D 64^3: transform x reduction,
      about 26 launches, measured 80 us above its bytes). */
-  /* Transforms by cuBLAS products only (no sine transform on the device). */
+  /* A 2D sine pencil's transforms by cuFFT (pscr_cuda_sine), at the rate
+     of sine.cuh's passes in the model's flops; every other transform by
+     cuBLAS products. The step and the sine rate are a least-squares fit
+     of 2D uniform Poisson 4095^2 and 8191^2 transformed on an H200 (2.08
+     and 7.30 ms; docs/performance.md). */
   *rules = (pscr_cost_rules){&b->choices, cuda_items, cuda_fuse_back, cuda_level3, cuda_other,
-                             45e12,       3.0e12,     0.17e-6,        3e-6,        NULL,
-                             0.0};
+                             45e12,       3.0e12,     0.085e-6,       3e-6,        pscr_cuda_sine,
+                             1.8e12};
 }

@@ -236,6 +236,7 @@ static void pscr_cuda_tf_view_of(const pscr_plan *p, pscr_cuda_tf_view *v)
                               p->fac_s[l].m.off};
   for (int k = 0; k < 4; k++)
     v->fac[k] = p->single ? f_s[k] : f_d[k];
+  v->sine_scale = pscr_cuda_sine(p, 0) ? p->sine_scale[0] : NULL;
 }
 
 static pscr_status pscr_cuda_setup(pscr_plan *p)
@@ -418,6 +419,8 @@ static void pscr_cuda_info(const pscr_plan *p, pscr_info *info)
   info->level3_fused_levels = pscr_cost_fused_levels(p, &rules);
   info->level3_fused_back = info->level3_fused_levels > 0 && c->fuse_back;
   info->cuda_early_launch = c->early_launch;
+  for (int d = 0; d < p->ndim - 1; d++)
+    info->transform_sine[d] = pscr_cuda_sine(p, d);
 }
 
 static void pscr_cuda_destroy(pscr_plan *p)

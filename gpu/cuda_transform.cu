@@ -7,7 +7,10 @@
 //       (A3 + (c + lambda1_j + lambda2_k) M3) along dimension 3,
 //       per slab H_j = E2^T Y_j, u = E1^T H.
 // The products run on cuBLAS (tensor cores for FP64 on sm_80 and later),
-// small ones on small_gemm.cuh's kernel; their output layouts are chosen so
+// small ones on small_gemm.cuh's kernel; a 2D plan whose first pencil is a
+// sine pencil of order 2^p - 1 applies E1 and E1^T by the fast sine
+// transform instead (sine.cuh: cuFFT, O(n log n) per vector against the
+// product's n); their output layouts are chosen so
 // that the Thomas systems' index is the fastest in memory: a thread per
 // system, its neighbours' threads reading the neighbouring words
 // (coalesced). One full-size workspace besides u.
@@ -15,6 +18,7 @@
 // reduction's state shares for the mixed 3D vectors (cuda_solve.cu).
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#include <cufft.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +26,7 @@
 #include "cuda_scalar.cuh"
 #include "cuda_transform.cuh"
 #include "cuda_transform.h"
+#include "sine.cuh"
 
 namespace pscr_cuda {
 
@@ -42,6 +47,11 @@ struct TfState {
   int singular;
   cudaStream_t stream;
   cublasHandle_t blas;
+  // 2D, dimension 1 by the fast sine transform (sine.cuh): its in-place
+  // FFT plan (fft_made once created), the lines' buffer, the scales s_k.
+  int sine, fft_made;
+  cufftHandle fft;
+  void *ext, *sscale;
 };
 
 // Every entry of u NaN (a plan whose pivots fail).
@@ -55,6 +65,13 @@ template <class W> __global__ void k_tf_nan(W *u, size_t count)
 pscr_status blas_error(cublasStatus_t b, const char *what)
 {
   return pscr_error_set(PSCR_ERROR_DEVICE, "cuBLAS status %d (%s)", (int)b, what);
+}
+
+pscr_status fft_error(cufftResult r, const char *what)
+{
+  // cuFFT has no error strings: the code, from cufft.h's cufftResult.
+  return pscr_error_set(r == CUFFT_ALLOC_FAILED ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE,
+                        "cuFFT result %d (%s)", (int)r, what);
 }
 
 #define TF_BLAS(call)                                                                    \
@@ -83,6 +100,29 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
   const int n0 = s->n[0], n1 = s->n[1];
   const T *E0 = (const T *)s->w[0];
   T *G = (T *)s->work;
+  if (s->ndim == 2 && s->sine) {
+    // As below, E1 and E1^T by the fast sine transform (sine.cuh), which
+    // reads F whole before the solve writes u.
+    using R = real_t<T>;
+    constexpr int C = sizeof(T) / sizeof(R);
+    cufftResult fr = CUFFT_SUCCESS;
+    cudaError_t e = sine_forward<R, C>(s->fft, (const R *)f, (R *)G, (R *)s->ext,
+                                       (const R *)s->sscale, n0, (size_t)n1, cs, &fr);
+    if (fr != CUFFT_SUCCESS)
+      return fft_error(fr, "the forward sine transform");
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaLaunchKernel(forward sine transform)");
+    e = thomas<T, false>(s, G, u, 1, (size_t)n0, cs, s->twist);
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
+    e = sine_backward<R, C>(s->fft, (const R *)G, (R *)u, (R *)s->ext, (const R *)s->sscale, n0,
+                            (size_t)n1, cs, &fr);
+    if (fr != CUFFT_SUCCESS)
+      return fft_error(fr, "the backward sine transform");
+    if (e != cudaSuccess)
+      return pscr_cuda_error(e, "cudaLaunchKernel(backward sine transform)");
+    return PSCR_SUCCESS;
+  }
   if (s->ndim == 2) {
     // Y (col-major n0 x n1, k fastest) = E1 F; rows solved in G with u as
     // scratch (f is consumed); u (row-major) = E1^T Y, as U^T = Y^T E1.
@@ -198,11 +238,30 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
   PSCR_CUDA_GOTO(st, out,
                  cudaDeviceGetAttribute(&s->smem, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                         s->device));
+  s->sine = v->ndim == 2 && v->sine_scale != nullptr;
   for (int d = 0; d < v->ndim - 1; d++) {
-    const size_t n = (size_t)s->n[d];
-    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->w[d], n * n * s->elem), n * n * s->elem);
+    const size_t n = (size_t)s->n[d], wn = d == 0 && s->sine ? 0 : n * n; // no E1: sines
+    if (wn > 0)
+      PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->w[d], wn * s->elem), wn * s->elem);
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->lam[d], n * s->elem), n * s->elem);
-    *bytes += (n * n + n) * s->elem;
+    *bytes += (wn + n) * s->elem;
+  }
+  if (s->sine) {
+    // The lines of the in-place FFT (n2 of them, 2 n2 complex: 2 (n1 + 2)
+    // reals each, about twice the data), the scales, cuFFT's work area.
+    const size_t rs = s->single ? 4 : 8, lines = (size_t)s->n[1] * (s->cplx ? 2 : 1);
+    const size_t ext = sine_line(s->n[0]) * lines * rs, sc = (size_t)s->n[0] * rs;
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->ext, ext), ext);
+    PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->sscale, sc), sc);
+    size_t work = 0;
+    const cufftResult r = s->single ? sine_plan<float>(&s->fft, s->n[0], lines, &work)
+                                    : sine_plan<double>(&s->fft, s->n[0], lines, &work);
+    s->fft_made = 1; // cufftCreate made the handle even where the plan failed
+    if (r != CUFFT_SUCCESS) {
+      st = fft_error(r, "cufftMakePlanMany64, the sine transform's plan");
+      goto out;
+    }
+    *bytes += ext + sc + work;
   }
   for (int k = 0; k < 4; k++) {
     const size_t len = (size_t)s->n[v->ndim - 1] * s->elem;
@@ -240,9 +299,15 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
   TfState *s = (TfState *)state;
   pscr_status st = PSCR_SUCCESS;
   PSCR_CUDA_GOTO(st, out, cudaSetDevice(s->device));
+  if (s->sine)
+    PSCR_CUDA_GOTO(st, out,
+                   cudaMemcpy(s->sscale, v->sine_scale, (size_t)s->n[0] * (s->single ? 4 : 8),
+                              cudaMemcpyHostToDevice));
   for (int d = 0; d < s->ndim - 1; d++) {
     const size_t n = (size_t)s->n[d];
-    PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->w[d], v->w[d], n * n * s->elem, cudaMemcpyHostToDevice));
+    if (s->w[d])
+      PSCR_CUDA_GOTO(st, out,
+                     cudaMemcpy(s->w[d], v->w[d], n * n * s->elem, cudaMemcpyHostToDevice));
     PSCR_CUDA_GOTO(st, out,
                    cudaMemcpy(s->lam[d], v->lambda[d], n * s->elem, cudaMemcpyHostToDevice));
   }
@@ -358,6 +423,10 @@ extern "C" void pscr_cuda_tf_destroy(void *state)
   cudaSetDevice(s->device);
   if (s->blas)
     cublasDestroy(s->blas);
+  if (s->fft_made)
+    cufftDestroy(s->fft);
+  cudaFree(s->ext);
+  cudaFree(s->sscale);
   if (s->stream)
     cudaStreamDestroy(s->stream);
   for (int d = 0; d < 2; d++) {

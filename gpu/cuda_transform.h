@@ -1,8 +1,9 @@
 /*
  * The CUDA backend's dense transforms (PSCR_METHOD_TRANSFORM in every
  * reduced dimension: 2D T, 3D T x T; docs/design.md, Per-dimension
- * methods): cuBLAS products around batched Thomas solves of the last
- * dimension, each system with its own shift c + lambda. Plain C interface
+ * methods): cuBLAS products (or, for a 2D sine pencil, cuFFT's fast sine
+ * transform) around batched Thomas solves of the last dimension, each
+ * system with its own shift c + lambda. Plain C interface
  * for cuda_glue.c; the implementation is cuda_transform.cu. (A mixed 3D
  * vector, T x R or R x T, runs on the reduction's state: cuda_view.h.)
  */
@@ -29,6 +30,10 @@ typedef struct pscr_cuda_tf_view {
   int nthreads;            /* host threads for the staging copies */
   int no_twist;            /* PSCR_FLAG_CUDA_NO_TWIST */
   int device_only;         /* pscr_options.device_only: no host-solve buffer */
+  /* 2D: dimension 1's sine scales s_k (plan.h) when it is applied by the
+     fast sine transform (pscr_cuda_sine; gpu/sine.cuh), w[0] then unused;
+     else NULL. */
+  const void *sine_scale;
 } pscr_cuda_tf_view;
 
 /* Allocate the device buffers (eigen data, factors, one full-size

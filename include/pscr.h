@@ -771,13 +771,14 @@ typedef struct pscr_info {
   double plan_seconds;
   /**
    * 1 when the transform of reduced dimension d is applied by a fast sine
-   * transform (O(n log n) per vector) instead of dense products: the CPU
-   * backend, a pencil that is a real symmetric Toeplitz pair (A_d =
-   * tridiag(a, b, a), M_d = tridiag(m, g, m): every uniform mesh, Dirichlet
-   * ends) of order n_d with n_d + 1 a power of two, unless
-   * PSCR_FLAG_NO_SINE; in 3D with both dimensions transformed, only when
-   * both qualify. Such a pencil's eigenpairs are taken in closed form on
-   * every backend. 0 otherwise. New in 0.2.
+   * transform (O(n log n) per vector) instead of dense products: a pencil
+   * that is a real symmetric Toeplitz pair (A_d = tridiag(a, b, a), M_d =
+   * tridiag(m, g, m): every uniform mesh, Dirichlet ends) of order n_d
+   * with n_d + 1 a power of two, unless PSCR_FLAG_NO_SINE; on the CPU
+   * backend in 2D and 3D (in 3D with both dimensions transformed, only
+   * when both qualify), on the CUDA backend in 2D (cuFFT).
+   * Such a pencil's eigenpairs are taken in closed form on every backend.
+   * 0 otherwise. New in 0.2.
    */
   int transform_sine[2];
 } pscr_info;

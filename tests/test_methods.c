@@ -243,14 +243,14 @@ static void toeplitz_op(op *o, int ndim, const int *n, pscr_dtype dt, int consis
     op_to_single(o);
 }
 
-/* Plan o with methods m0, m1 on the CPU, flags as given; its info's
+/* Plan o with methods m0, m1 on the backend, flags as given; its info's
    transform_sine must be e0, e1; solve f into u; the backward error. */
-static double sine_solve(const op *o, pscr_method m0, pscr_method m1, unsigned flags, int e0,
-                         int e1, const void *f, void *u, size_t *bytes)
+static double sine_solve(const op *o, pscr_backend backend, pscr_method m0, pscr_method m1,
+                         unsigned flags, int e0, int e1, const void *f, void *u, size_t *bytes)
 {
   pscr_options opts;
   pscr_options_init(&opts);
-  opts.backend = PSCR_BACKEND_CPU;
+  opts.backend = backend;
   opts.method[0] = m0;
   opts.method[1] = o->ndim == 3 ? m1 : PSCR_METHOD_AUTO;
   opts.flags = flags;
@@ -281,16 +281,34 @@ static double sine_solve(const op *o, pscr_method m0, pscr_method m1, unsigned f
   return tu_backward_error(o->dtype, o->ndim, o->pencils, op_shift(o), u, f);
 }
 
+/* Whether a CUDA plan can be made here (a CUDA build and a device). */
+static int cuda_plans(void)
+{
+  double one = 1.0;
+  const pscr_pencil p[2] = {{1, &one, NULL, &one, NULL}, {1, &one, NULL, &one, NULL}};
+  pscr_options opts;
+  pscr_options_init(&opts);
+  opts.backend = PSCR_BACKEND_CUDA;
+  pscr_plan *plan = NULL;
+  const double c = 0.0;
+  const pscr_status st = pscr_plan_create(&plan, PSCR_R64, 2, p, &c, &opts);
+  pscr_plan_destroy(plan);
+  return st == PSCR_SUCCESS;
+}
+
 /*
- * The fast sine transform of a transformed Toeplitz dimension (CPU,
- * pscr_info.transform_sine): taken exactly where n_d + 1 is a power of two
- * (in 3D transform x transform only when both are), never with
- * PSCR_FLAG_NO_SINE; its backward error within 10x of the reduction's (and
- * of the bound), its solution that of the dense products to the problem's
- * conditioning.
+ * The fast sine transform of a transformed Toeplitz dimension
+ * (pscr_info.transform_sine): on the CPU taken exactly where n_d + 1 is a
+ * power of two (in 3D transform x transform only when both are), on CUDA
+ * (where there is a device) in 2D only, never with PSCR_FLAG_NO_SINE; its
+ * backward error within 10x of the reduction's (and of the bound), its
+ * solution that of the dense products to the problem's conditioning.
  */
 START_TEST(methods_sine)
 {
+  const int nbackends = cuda_plans() ? 2 : 1;
+  if (nbackends == 1)
+    printf("methods_sine: the CUDA backend's not run: no CUDA plan here\n");
   static const struct {
     int ndim, n[3];
     pscr_dtype dt;
@@ -312,29 +330,32 @@ START_TEST(methods_sine)
                          : o.dtype == PSCR_C64 ? BERR_COMPLEX
                                                : BERR_REAL;
     size_t bytes_sine, bytes_dense, bytes_red;
-    const double berr_red = sine_solve(&o, PSCR_METHOD_REDUCTION, PSCR_METHOD_REDUCTION, 0, 0,
-                                       0, f, v, &bytes_red);
+    const double berr_red = sine_solve(&o, PSCR_BACKEND_CPU, PSCR_METHOD_REDUCTION,
+                                       PSCR_METHOD_REDUCTION, 0, 0, 0, f, v, &bytes_red);
     int ok[2];
     for (int d = 0; d < 2; d++) {
       const int n = o.pencils[d].n;
       ok[d] = d < o.ndim - 1 && ((n + 1) & n) == 0;
     }
     const int nv = o.ndim == 3 ? 3 : 1;
-    for (int vi = 0; vi < nv; vi++) {
-      const pscr_method m0 = o.ndim == 3 ? vectors[vi][0] : PSCR_METHOD_TRANSFORM;
-      const pscr_method m1 = o.ndim == 3 ? vectors[vi][1] : PSCR_METHOD_AUTO;
+    for (int vi = 0; vi < nv * nbackends; vi++) {
+      const int cuda = vi >= nv;
+      const pscr_backend be = cuda ? PSCR_BACKEND_CUDA : PSCR_BACKEND_CPU;
+      const pscr_method m0 = o.ndim == 3 ? vectors[vi % nv][0] : PSCR_METHOD_TRANSFORM;
+      const pscr_method m1 = o.ndim == 3 ? vectors[vi % nv][1] : PSCR_METHOD_AUTO;
       int e[2] = {m0 == PSCR_METHOD_TRANSFORM && ok[0], m1 == PSCR_METHOD_TRANSFORM && ok[1]};
-      if (m0 == PSCR_METHOD_TRANSFORM && m1 == PSCR_METHOD_TRANSFORM && !(ok[0] && ok[1]))
+      if ((m0 == PSCR_METHOD_TRANSFORM && m1 == PSCR_METHOD_TRANSFORM && !(ok[0] && ok[1])) ||
+          (cuda && o.ndim == 3))
         e[0] = e[1] = 0;
-      const double berr =
-          sine_solve(&o, m0, m1, 0, e[0], e[1], f, u, &bytes_sine);
+      const double berr = sine_solve(&o, be, m0, m1, 0, e[0], e[1], f, u, &bytes_sine);
       const double berr_dense =
-          sine_solve(&o, m0, m1, PSCR_FLAG_NO_SINE, 0, 0, f, v, &bytes_dense);
+          sine_solve(&o, be, m0, m1, PSCR_FLAG_NO_SINE, 0, 0, f, v, &bytes_dense);
       const double diff =
           tu_diff_inf(o.dtype, N, u, v) / tu_norm_inf(o.dtype, N, v);
-      printf("sine %dD n=%4d %4d %4d %s consistent %d methods %s%s sine %d%d: backward error "
+      printf("sine %s %dD n=%4d %4d %4d %s consistent %d methods %s%s sine %d%d: backward error "
              "%.2e (dense %.2e, reduction %.2e), difference %.1e\n",
-             o.ndim, o.pencils[0].n, o.pencils[1].n, o.ndim == 3 ? o.pencils[2].n : 1,
+             cuda ? "cuda" : "cpu ", o.ndim, o.pencils[0].n, o.pencils[1].n,
+             o.ndim == 3 ? o.pencils[2].n : 1,
              cases[c].dt == PSCR_R64 ? "R64" : cases[c].dt == PSCR_C64 ? "C64" : "R32",
              cases[c].consistent, method_name(m0), o.ndim == 3 ? method_name(m1) : "", e[0], e[1],
              berr, berr_dense, berr_red, diff);
