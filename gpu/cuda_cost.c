@@ -132,10 +132,11 @@ void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
      about 26 launches, measured 80 us above its bytes). */
   /* A 2D sine pencil's transforms by cuFFT (pscr_cuda_sine), at the rate
      of sine.cuh's passes in the model's flops; every other transform by
-     cuBLAS products. The step and the sine rate are a least-squares fit
-     of 2D uniform Poisson 4095^2 and 8191^2 transformed on an H200 (2.08
-     and 7.30 ms; docs/performance.md). */
+     cuBLAS products. The step and the sine rate fit 2D uniform Poisson
+     4095^2 and 8191^2 transformed on an H200 (2.08 and 7.30 ms; the
+     step, 0.085 us by the fit, rounded down so that 1023^2, the closest
+     call, takes the faster transform; docs/performance.md). */
   *rules = (pscr_cost_rules){&b->choices, cuda_items, cuda_fuse_back, cuda_level3, cuda_other,
-                             45e12,       3.0e12,     0.085e-6,       3e-6,        pscr_cuda_sine,
+                             45e12,       3.0e12,     0.08e-6,        3e-6,        pscr_cuda_sine,
                              1.8e12};
 }
