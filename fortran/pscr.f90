@@ -103,6 +103,7 @@ module pscr
     PSCR_FLAG_CUDA_NO_TWIST = ishft(1_c_int, 18), &
     PSCR_FLAG_MPI_LOCAL_PLANS = ishft(1_c_int, 19), &
     PSCR_FLAG_CUDA_PCR_REFINE_ALL = ishft(1_c_int, 20), &
+    PSCR_FLAG_CUDA_TF_NO_PARTITION = ishft(1_c_int, 21), &
     PSCR_FLAG_TEST_CUDA_SLAB_1000 = ishft(1_c_int, 24), &
     PSCR_FLAG_TEST_TRANSFORM_PROBE_FAILS = ishft(1_c_int, 25), &
     PSCR_FLAG_TEST_MEASURE_TRANSFORM_FAILS = ishft(1_c_int, 26)

@@ -135,7 +135,9 @@ void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
      cuBLAS products. The step and the sine rate fit 2D uniform Poisson
      4095^2 and 8191^2 transformed on an H200 (2.08 and 7.30 ms; the
      step, 0.085 us by the fit, rounded down so that 1023^2, the closest
-     call, takes the faster transform; docs/performance.md). */
+     call, takes the faster transform; docs/performance.md). The chain
+     overstates the systems that tf_part.cuh's partitioned solver takes;
+     the transform is chosen there all the same. */
   *rules = (pscr_cost_rules){&b->choices, cuda_items, cuda_fuse_back, cuda_level3, cuda_other,
                              45e12,       3.0e12,     0.08e-6,        3e-6,        pscr_cuda_sine,
                              1.8e12};

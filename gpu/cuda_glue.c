@@ -225,6 +225,7 @@ static void pscr_cuda_tf_view_of(const pscr_plan *p, pscr_cuda_tf_view *v)
   v->nthreads = p->nthreads;
   v->no_twist = (p->opts.flags & PSCR_FLAG_CUDA_NO_TWIST) != 0;
   v->device_only = p->opts.device_only;
+  v->no_partition = (p->opts.flags & PSCR_FLAG_CUDA_TF_NO_PARTITION) != 0;
   for (int d = 0; d < p->ndim - 1; d++) {
     v->w[d] = p->w[d];
     v->lambda[d] = p->lambda[d];

@@ -20,6 +20,8 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <stdlib.h>
+
+#include <cmath>
 #include <string.h>
 
 #include "cuda_check.h"
@@ -27,6 +29,7 @@
 #include "cuda_transform.cuh"
 #include "cuda_transform.h"
 #include "sine.cuh"
+#include "tf_part.cuh"
 
 namespace pscr_cuda {
 
@@ -52,7 +55,33 @@ struct TfState {
   int sine, fft_made;
   cufftHandle fft;
   void *ext, *sscale;
+  // Real sine plans: the Thomas systems by the partitioned solver
+  // (tf_part.cuh) with part_p threads each, where they are all strictly
+  // diagonally dominant (part: decided at upload); pf: its factor tables.
+  int part, part_p;
+  void *pf;
 };
+
+// Whether every system (A + (c + lam_k) M) of the last dimension, k < m,
+// is strictly diagonally dominant by rows, in T's arithmetic (the
+// device forms the same sums): the partitioned solver's pivots, those of
+// sub-blocks, then cannot vanish (tf_part.cuh).
+template <class T>
+bool tf_dominant(const T *ad, const T *ao, const T *md, const T *mo, int nl, T c, const T *lam,
+                 size_t m)
+{
+  for (size_t k = 0; k < m; k++) {
+    const T sk = c + lam[k];
+    T up = T(0);
+    for (int i = 0; i < nl; i++) {
+      const T dn = i < nl - 1 ? ao[i] + sk * mo[i] : T(0);
+      if (!(std::fabs(ad[i] + sk * md[i]) > std::fabs(up) + std::fabs(dn)))
+        return false;
+      up = dn;
+    }
+  }
+  return true;
+}
 
 // Every entry of u NaN (a plan whose pivots fail).
 template <class W> __global__ void k_tf_nan(W *u, size_t count)
@@ -72,6 +101,16 @@ pscr_status fft_error(cufftResult r, const char *what)
   // cuFFT has no error strings: the code, from cufft.h's cufftResult.
   return pscr_error_set(r == CUFFT_ALLOC_FAILED ? PSCR_ERROR_DEVICE_ALLOC : PSCR_ERROR_DEVICE,
                         "cuFFT result %d (%s)", (int)r, what);
+}
+
+// The status of one direction of the sine transform (sine.cuh): its FFT's
+// result *fr (a pointer: read after the call that sets it, which is
+// sine_status's other argument), else its kernels' launches.
+pscr_status sine_status(cudaError_t e, const cufftResult *fr, const char *direction)
+{
+  if (*fr != CUFFT_SUCCESS)
+    return fft_error(*fr, direction);
+  return e == cudaSuccess ? PSCR_SUCCESS : pscr_cuda_error(e, direction);
 }
 
 #define TF_BLAS(call)                                                                    \
@@ -105,23 +144,39 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
     // reads F whole before the solve writes u.
     using R = real_t<T>;
     constexpr int C = sizeof(T) / sizeof(R);
+    const R *sc = (const R *)s->sscale;
     cufftResult fr = CUFFT_SUCCESS;
-    cudaError_t e = sine_forward<R, C>(s->fft, (const R *)f, (R *)G, (R *)s->ext,
-                                       (const R *)s->sscale, n0, (size_t)n1, cs, &fr);
-    if (fr != CUFFT_SUCCESS)
-      return fft_error(fr, "the forward sine transform");
-    if (e != cudaSuccess)
-      return pscr_cuda_error(e, "cudaLaunchKernel(forward sine transform)");
-    e = thomas<T, false>(s, G, u, 1, (size_t)n0, cs, s->twist);
+    if constexpr (C == 1) {
+      if (s->part) {
+        // The modes system-major (row k: mode k's system), solved in place.
+        pscr_status st = sine_status(sine_forward_rows<R>(s->fft, f, G, (R *)s->ext, sc, n0,
+                                                          (size_t)n1, cs, &fr),
+                                     &fr, "the forward sine transform");
+        if (st)
+          return st;
+        const size_t npad = (size_t)s->part_p * TF_PART_M;
+        const T *pf = (const T *)s->pf;
+        const PartFacs<T> facs = {pf, pf + npad, pf + 2 * npad, pf + 3 * npad};
+        const cudaError_t e = tf_part<T>(facs, n1, s->part_p, (size_t)n0, (const T *)s->cg,
+                                         (const T *)s->lam[0], G, s->flag, cs);
+        if (e != cudaSuccess)
+          return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_part)");
+        return sine_status(
+            sine_backward_rows<R>(s->fft, G, u, (R *)s->ext, sc, n0, (size_t)n1, cs, &fr), &fr,
+            "the backward sine transform");
+      }
+    }
+    pscr_status st = sine_status(sine_forward<R, C>(s->fft, (const R *)f, (R *)G, (R *)s->ext,
+                                                    sc, n0, (size_t)n1, cs, &fr),
+                                 &fr, "the forward sine transform");
+    if (st)
+      return st;
+    const cudaError_t e = thomas<T, false>(s, G, u, 1, (size_t)n0, cs, s->twist);
     if (e != cudaSuccess)
       return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_thomas)");
-    e = sine_backward<R, C>(s->fft, (const R *)G, (R *)u, (R *)s->ext, (const R *)s->sscale, n0,
-                            (size_t)n1, cs, &fr);
-    if (fr != CUFFT_SUCCESS)
-      return fft_error(fr, "the backward sine transform");
-    if (e != cudaSuccess)
-      return pscr_cuda_error(e, "cudaLaunchKernel(backward sine transform)");
-    return PSCR_SUCCESS;
+    return sine_status(sine_backward<R, C>(s->fft, (const R *)G, (R *)u, (R *)s->ext, sc, n0,
+                                           (size_t)n1, cs, &fr),
+                       &fr, "the backward sine transform");
   }
   if (s->ndim == 2) {
     // Y (col-major n0 x n1, k fastest) = E1 F; rows solved in G with u as
@@ -262,6 +317,12 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
       goto out;
     }
     *bytes += ext + sc + work;
+    s->part_p = s->cplx || v->no_partition ? 0 : tf_part_threads(s->n[1]);
+    if (s->part_p > 0) {
+      const size_t pf = 4 * (size_t)s->part_p * TF_PART_M * s->elem;
+      PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->pf, pf), pf);
+      *bytes += pf;
+    }
   }
   for (int k = 0; k < 4; k++) {
     const size_t len = (size_t)s->n[v->ndim - 1] * s->elem;
@@ -334,6 +395,27 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
       return pscr_cuda_error(e, "cudaMemcpy");
     if ((e = tf_stage_prepare<T>(s->smem)) != cudaSuccess)
       return pscr_cuda_error(e, "cudaFuncSetAttribute(k_tf_staged)");
+    if constexpr (std::is_same<T, real_t<T>>::value) {
+      if (s->pf) {
+        const T *const *fac = (const T *const *)v->fac;
+        const int nl = s->n[1];
+        s->part = tf_dominant<T>(fac[0], fac[1], fac[2], fac[3], nl, shift_of<T>(s->shift),
+                                 (const T *)v->lambda[0], (size_t)s->n[0]);
+        if (s->part) {
+          const size_t npad = (size_t)s->part_p * TF_PART_M;
+          T *tab = (T *)malloc(4 * npad * sizeof(T));
+          if (!tab)
+            return pscr_error_set(PSCR_ERROR_HOST_ALLOC, "cannot allocate the partition tables");
+          tf_part_tables<T>(fac[0], fac[1], fac[2], fac[3], nl, s->part_p, tab);
+          e = cudaMemcpy(s->pf, tab, 4 * npad * sizeof(T), cudaMemcpyHostToDevice);
+          free(tab);
+          if (e != cudaSuccess)
+            return pscr_cuda_error(e, "cudaMemcpy");
+          if ((e = tf_part_prepare<T>(s->part_p)) != cudaSuccess)
+            return pscr_cuda_error(e, "cudaFuncSetAttribute(k_tf_part)");
+        }
+      }
+    }
     // The pivots of plain Thomas (bit 1: the CPU's, whose failure makes
     // the plan singular), then those of the twisted factorization where it
     // would serve (bit 2: it serves only if they pass).
@@ -427,6 +509,7 @@ extern "C" void pscr_cuda_tf_destroy(void *state)
     cufftDestroy(s->fft);
   cudaFree(s->ext);
   cudaFree(s->sscale);
+  cudaFree(s->pf);
   if (s->stream)
     cudaStreamDestroy(s->stream);
   for (int d = 0; d < 2; d++) {

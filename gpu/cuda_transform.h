@@ -30,6 +30,7 @@ typedef struct pscr_cuda_tf_view {
   int nthreads;            /* host threads for the staging copies */
   int no_twist;            /* PSCR_FLAG_CUDA_NO_TWIST */
   int device_only;         /* pscr_options.device_only: no host-solve buffer */
+  int no_partition;        /* PSCR_FLAG_CUDA_TF_NO_PARTITION */
   /* 2D: dimension 1's sine scales s_k (plan.h) when it is applied by the
      fast sine transform (pscr_cuda_sine; gpu/sine.cuh), w[0] then unused;
      else NULL. */

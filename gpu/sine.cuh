@@ -47,18 +47,21 @@ constexpr int SINE_TILE = 32, SINE_ROWS = 8; // transposes: 32 x 32 tiles, 32 x 
 // Reals per line of the in-place FFT: 2N inputs, N + 1 complex outputs.
 __host__ __device__ inline size_t sine_line(int n) { return 2 * (size_t)(n + 1) + 2; }
 
-// Tiles of the transposes, one block each (pscr_cuda_sine_fits bounds it).
+// Tiles of the transposes, one block each (pscr_cuda_sine, cuda_cost.c, keeps
+// them within a 1D grid).
 __host__ __device__ inline size_t sine_tiles(int n, size_t cols)
 {
   return ((cols + SINE_TILE - 1) / SINE_TILE) * (((size_t)n + SINE_TILE - 1) / SINE_TILE);
 }
 
-// Forward, step 1: the odd extensions of the lines of F (n rows of `cols`
-// reals, row-major: line b is column b), through a shared-memory tile so
-// that F is read and the lines written along their contiguous index.
+// The odd extensions of the lines of F (n rows of `cols` reals, row-major:
+// line b is column b; row i times scale[i] where scale is not NULL),
+// through a shared-memory tile so that F is read and the lines written
+// along their contiguous index. The forward transform's first step, and
+// the backward one's from modes stored system-major (sine_backward_rows).
 template <class R>
-__global__ void k_sine_extend_rows(const R *__restrict__ f, R *__restrict__ ext, int n,
-                                   size_t cols)
+__global__ void k_sine_extend_rows(const R *__restrict__ f, const R *__restrict__ scale,
+                                   R *__restrict__ ext, int n, size_t cols)
 {
   __shared__ R tile[SINE_TILE][SINE_TILE + 1];
   // One tile per block, in a 1D grid (n or cols may pass 65535 tiles).
@@ -70,7 +73,7 @@ __global__ void k_sine_extend_rows(const R *__restrict__ f, R *__restrict__ ext,
     const int i = i0 + r;
     const size_t b = b0 + threadIdx.x;
     if (i < n && b < cols)
-      tile[r][threadIdx.x] = f[(size_t)i * cols + b];
+      tile[r][threadIdx.x] = scale ? scale[i] * f[(size_t)i * cols + b] : f[(size_t)i * cols + b];
   }
   __syncthreads();
   for (int r = threadIdx.y; r < SINE_TILE; r += SINE_ROWS) {
@@ -133,11 +136,13 @@ __global__ void k_sine_modes_to_extension(const R *__restrict__ y, const R *__re
   }
 }
 
-// Backward, step 2: U[i][b] = -Im E_{i+1} / 2 of line b, through a
-// shared-memory tile (the spectra read along i, U written along b).
+// U[i][b] = -Im E_{i+1} / 2 of line b (times scale[i] where scale is not
+// NULL), through a shared-memory tile (the spectra read along i, U written
+// along b): the backward transform's last step, and the forward one's
+// into modes stored system-major (sine_forward_rows).
 template <class R>
-__global__ void k_sine_spectrum_to_rows(const R *__restrict__ ext, R *__restrict__ u, int n,
-                                        size_t cols)
+__global__ void k_sine_spectrum_to_rows(const R *__restrict__ ext, const R *__restrict__ scale,
+                                        R *__restrict__ u, int n, size_t cols)
 {
   __shared__ R tile[SINE_TILE][SINE_TILE + 1];
   // One tile per block, in a 1D grid (n or cols may pass 65535 tiles).
@@ -149,7 +154,8 @@ __global__ void k_sine_spectrum_to_rows(const R *__restrict__ ext, R *__restrict
     const size_t b = b0 + r;
     const int i = i0 + threadIdx.x;
     if (b < cols && i < n)
-      tile[r][threadIdx.x] = R(-0.5) * ext[b * L + 2 * (size_t)(i + 1) + 1];
+      tile[r][threadIdx.x] =
+          (scale ? R(-0.5) * scale[i] : R(-0.5)) * ext[b * L + 2 * (size_t)(i + 1) + 1];
   }
   __syncthreads();
   for (int r = threadIdx.y; r < SINE_TILE; r += SINE_ROWS) {
@@ -182,7 +188,7 @@ cudaError_t sine_forward(cufftHandle h, const R *f, R *y, R *ext, const R *scale
   const size_t cols = n1 * C;
   const dim3 tb(SINE_TILE, SINE_ROWS);
   const unsigned grid = (unsigned)sine_tiles(n, cols);
-  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(f, ext, n, cols);
+  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(f, nullptr, ext, n, cols);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess)
     return e;
@@ -209,7 +215,43 @@ cudaError_t sine_backward(cufftHandle h, const R *y, R *u, R *ext, const R *scal
     return cudaSuccess;
   const dim3 tb(SINE_TILE, SINE_ROWS);
   const unsigned grid = (unsigned)sine_tiles(n, cols);
-  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, u, n, cols);
+  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, nullptr, u, n, cols);
+  return cudaGetLastError();
+}
+
+// The forward transform of a real plan into modes stored system-major:
+// Y[k][j] = s_k sum_i sin(pi (i+1)(k+1) / N) F[i][j], row k of Y being the
+// Thomas system of mode k (contiguous, the partitioned solver's layout).
+template <class R>
+cudaError_t sine_forward_rows(cufftHandle h, const R *f, R *y, R *ext, const R *scale, int n,
+                              size_t n1, cudaStream_t cs, cufftResult *fr)
+{
+  const dim3 tb(SINE_TILE, SINE_ROWS);
+  const unsigned grid = (unsigned)sine_tiles(n, n1);
+  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(f, nullptr, ext, n, n1);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return e;
+  if ((*fr = cufftSetStream(h, cs)) != CUFFT_SUCCESS || (*fr = Fft<R>::exec(h, ext)) != CUFFT_SUCCESS)
+    return cudaSuccess;
+  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, scale, y, n, n1);
+  return cudaGetLastError();
+}
+
+// Its inverse direction: U (n rows of n1) from system-major modes Y.
+template <class R>
+cudaError_t sine_backward_rows(cufftHandle h, const R *y, R *u, R *ext, const R *scale, int n,
+                               size_t n1, cudaStream_t cs, cufftResult *fr)
+{
+  const dim3 tb(SINE_TILE, SINE_ROWS);
+  const unsigned grid = (unsigned)sine_tiles(n, n1);
+  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(y, scale, ext, n, n1);
+  cudaError_t e = cudaGetLastError();
+  if (e != cudaSuccess)
+    return e;
+  if ((*fr = cufftSetStream(h, cs)) != CUFFT_SUCCESS || (*fr = Fft<R>::exec(h, ext)) != CUFFT_SUCCESS)
+    return cudaSuccess;
+  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, nullptr, u, n, n1);
   return cudaGetLastError();
 }
 

@@ -278,6 +278,8 @@ typedef struct pscr_pencil {
     "distributed solves by the ranks' local plans (two interior solves), not one pass in the transverse modes") \
   X(PSCR_FLAG_CUDA_PCR_REFINE_ALL, 1u << 20, "cuda-pcr-refine-all",            \
     "CUDA level 3: refine every partitioned system's boundary solve, not only where its rows are weakly dominant") \
+  X(PSCR_FLAG_CUDA_TF_NO_PARTITION, 1u << 21, "cuda-tf-no-partition",          \
+    "CUDA 2D sine transforms: the Thomas systems of the modes by the plain kernel, not the partitioned solver") \
   X(PSCR_FLAG_TEST_CUDA_SLAB_1000, 1u << 24, "test-cuda-slab-1000",            \
     "CUDA: refuse 3D problems with n2*n3 > 1000 (tests AUTO's CPU fallback on small plans)") \
   X(PSCR_FLAG_TEST_TRANSFORM_PROBE_FAILS, 1u << 25, "test-transform-probe-fails",      \

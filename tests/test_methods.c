@@ -318,6 +318,12 @@ START_TEST(methods_sine)
       {2, {255, 40, 1}, PSCR_C64, 1},  {2, {31, 50, 1}, PSCR_R32, 1}, {2, {100, 30, 1}, PSCR_R64, 0},
       {3, {31, 15, 20}, PSCR_R64, 1},  {3, {15, 7, 9}, PSCR_C64, 0},  {3, {7, 31, 6}, PSCR_R32, 0},
       {3, {31, 20, 9}, PSCR_R64, 1},   {3, {20, 15, 9}, PSCR_C64, 1},
+      /* Long last dimensions: on CUDA the partitioned solver for the
+         Thomas systems (gpu/tf_part.cuh) at 32, 64, 128 and 512 threads
+         per system; complex keeps plain Thomas. */
+      {2, {31, 300, 1}, PSCR_R32, 0},  {2, {63, 700, 1}, PSCR_R64, 1},
+      {2, {127, 2000, 1}, PSCR_R64, 0}, {2, {15, 4100, 1}, PSCR_R64, 1},
+      {2, {31, 400, 1}, PSCR_C64, 1},
   };
   for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
     op o;
@@ -795,6 +801,26 @@ static void check_cuda_singular(void)
 #endif
 
 #if PSCR_HAVE_CUDA
+/* f solved on CUDA by method vector m0, m1, without (u[0]) and with
+   (u[1]) the flag: the two paths a flag switches between. */
+static void solve_flag_pair(const op *o, pscr_method m0, pscr_method m1, unsigned flag,
+                            const void *f, void *u[2])
+{
+  for (int k = 0; k < 2; k++) {
+    pscr_options opts;
+    pscr_options_init(&opts);
+    opts.backend = PSCR_BACKEND_CUDA;
+    opts.method[0] = m0;
+    opts.method[1] = o->ndim == 3 ? m1 : PSCR_METHOD_AUTO;
+    opts.flags = k ? flag : 0;
+    pscr_plan *plan = NULL;
+    ck_assert_int_eq(pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts),
+                     PSCR_SUCCESS);
+    ck_assert_int_eq(pscr_solve(plan, f, u[k]), PSCR_SUCCESS);
+    pscr_plan_destroy(plan);
+  }
+}
+
 /* PSCR_FLAG_CUDA_NO_TWIST: the transforms' Thomas systems by plain Thomas
    where the default takes the twisted factorization (few systems, rows
    >= 16): the same solution to rounding (the twisted pivots differ). */
@@ -803,19 +829,7 @@ static void check_cuda_twist(op *o, pscr_method m0, pscr_method m1)
   const size_t N = tu_size(o->ndim, o->pencils), bytes = N * tu_dtype_size(o->dtype);
   void *f = random_vector(o, 91), *u[2] = {malloc(bytes), malloc(bytes)};
   ck_assert(u[0] && u[1]);
-  for (int k = 0; k < 2; k++) {
-    pscr_options opts;
-    pscr_options_init(&opts);
-    opts.backend = PSCR_BACKEND_CUDA;
-    opts.method[0] = m0;
-    opts.method[1] = o->ndim == 3 ? m1 : PSCR_METHOD_AUTO;
-    opts.flags = k ? PSCR_FLAG_CUDA_NO_TWIST : 0;
-    pscr_plan *plan = NULL;
-    ck_assert_int_eq(pscr_plan_create(&plan, o->dtype, o->ndim, o->pencils, op_shift(o), &opts),
-                     PSCR_SUCCESS);
-    ck_assert_int_eq(pscr_solve(plan, f, u[k]), PSCR_SUCCESS);
-    pscr_plan_destroy(plan);
-  }
+  solve_flag_pair(o, m0, m1, PSCR_FLAG_CUDA_NO_TWIST, f, u);
   const double rel = rel_diff(o, N, u[0], u[1]);
   const double berr = tu_backward_error(o->dtype, o->ndim, o->pencils, op_shift(o), u[0], f);
   printf("twisted vs plain Thomas, %dD %dx%dx%d %s%s %s: relative difference %.2e, backward "
@@ -824,6 +838,33 @@ static void check_cuda_twist(op *o, pscr_method m0, pscr_method m1)
          method_name(m0), o->ndim == 3 ? method_name(m1) : "", dtype_name(o->dtype), rel, berr);
   ck_assert_msg(rel <= (op_single(o) ? REL_CPU_SINGLE : REL_CPU_DOUBLE),
                 "twisted and plain Thomas differ by %.3e", rel);
+  free(f);
+  free(u[0]);
+  free(u[1]);
+}
+#endif
+
+#if PSCR_HAVE_CUDA
+/* PSCR_FLAG_CUDA_TF_NO_PARTITION: a 2D sine transform's Thomas systems by
+   the plain kernel where the default takes the partitioned solver (real,
+   dominant, 257 to 8192 rows): the same solution to rounding, and not
+   bitwise (the default did take the other path). */
+static void check_cuda_partition(op *o)
+{
+  const size_t N = tu_size(o->ndim, o->pencils), bytes = N * tu_dtype_size(o->dtype);
+  void *f = random_vector(o, 93), *u[2] = {malloc(bytes), malloc(bytes)};
+  ck_assert(u[0] && u[1]);
+  solve_flag_pair(o, PSCR_METHOD_TRANSFORM, PSCR_METHOD_AUTO, PSCR_FLAG_CUDA_TF_NO_PARTITION, f,
+                  u);
+  const double rel = rel_diff(o, N, u[0], u[1]);
+  const double berr = tu_backward_error(o->dtype, o->ndim, o->pencils, op_shift(o), u[0], f);
+  printf("partitioned vs plain Thomas, 2D %dx%d %s: relative difference %.2e, backward error "
+         "%.2e\n",
+         o->pencils[0].n, o->pencils[1].n, dtype_name(o->dtype), rel, berr);
+  ck_assert_msg(rel <= (op_single(o) ? REL_CPU_SINGLE : REL_CPU_DOUBLE),
+                "partitioned and plain Thomas differ by %.3e", rel);
+  ck_assert_msg(memcmp(u[0], u[1], bytes) != 0,
+                "the default solution has the plain kernel's bits: no partitioned solve");
   free(f);
   free(u[0]);
   free(u[1]);
@@ -885,6 +926,26 @@ START_TEST(methods_cuda)
         op_free(&o);
       }
     }
+  { /* Uniform pencils with a long last dimension: the sine transform and
+       the partitioned solver of the Thomas systems (gpu/tf_part.cuh), on
+       host and device arrays, batches, in place, against the CPU. The
+       shift 1e8 (above 3 / h^2, where the mass term dominates) keeps the
+       operator well conditioned, so that two correct solutions stay within
+       REL_CPU_*; methods_sine covers the unshifted ones by their
+       conditioning. */
+    static const struct {
+      int n[3];
+      pscr_dtype dt;
+    } tz[] = {{{63, 700, 1}, PSCR_R64}, {{31, 300, 1}, PSCR_R32}, {{15, 4100, 1}, PSCR_R64}};
+    for (size_t i = 0; i < sizeof tz / sizeof *tz; i++) {
+      toeplitz_op(&o, 2, tz[i].n, tz[i].dt, 1);
+      o.shift[0] = 1e8;
+      o.shift32[0] = 1e8f;
+      check_cuda_vector(&o, "uniform", PSCR_METHOD_TRANSFORM, PSCR_METHOD_AUTO);
+      check_cuda_partition(&o);
+      op_free(&o);
+    }
+  }
   check_cuda_singular();
   { /* n1 = 1, n2 past 16 x 65535: the first product's tiles of n would
        exceed the grid's y limit of small_gemm (small_gemm_fits). Random
