@@ -572,17 +572,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     const double one_d[2] = {1.0, 0.0};
     const float one_s[2] = {1.0f, 0.0f};
     const void *one = s->single ? (const void *)one_s : (const void *)one_d;
-    for (size_t i = 0; i < np; i++) {
-      const size_t at = (i % (size_t)M) * (size_t)P + i / (size_t)M;
-      // ad | md | ao | mo; view factors: a_diag, a_off, m_diag, m_off.
-      const void *srcs[4] = {i < n ? (const char *)v->fac[l][0] + i * es : one,
-                             i < n ? (const char *)v->fac[l][2] + i * es : nullptr,
-                             i + 1 < n ? (const char *)v->fac[l][1] + i * es : nullptr,
-                             i + 1 < n ? (const char *)v->fac[l][3] + i * es : nullptr};
-      for (int a = 0; a < 4; a++)
-        if (srcs[a])
-          memcpy(pf + ((size_t)a * np + at) * es, srcs[a], es);
-    }
+    pscr_cuda::part_chunk_factors(v->fac[l], n, P, M, es, one, pf);
     // Diagonal M_l (every m_off entry zero, bitwise): k_part skips mo.
     s->part_mdiag = 1;
     for (size_t i = 0; i < np * es && s->part_mdiag; i++)

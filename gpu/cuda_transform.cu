@@ -20,9 +20,9 @@
 #include <cuda_runtime.h>
 #include <cufft.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmath>
-#include <string.h>
 
 #include "cuda_check.h"
 #include "cuda_scalar.cuh"
@@ -139,7 +139,7 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
   const int n0 = s->n[0], n1 = s->n[1];
   const T *E0 = (const T *)s->w[0];
   T *G = (T *)s->work;
-  if (s->ndim == 2 && s->sine) {
+  if (s->sine) { // 2D only
     // As below, E1 and E1^T by the fast sine transform (sine.cuh), which
     // reads F whole before the solve writes u.
     using R = real_t<T>;
@@ -293,7 +293,7 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
   PSCR_CUDA_GOTO(st, out,
                  cudaDeviceGetAttribute(&s->smem, cudaDevAttrMaxSharedMemoryPerBlockOptin,
                                         s->device));
-  s->sine = v->ndim == 2 && v->sine_scale != nullptr;
+  s->sine = v->sine_scale != nullptr; // 2D plans only (the view's)
   for (int d = 0; d < v->ndim - 1; d++) {
     const size_t n = (size_t)s->n[d], wn = d == 0 && s->sine ? 0 : n * n; // no E1: sines
     if (wn > 0)
@@ -309,9 +309,11 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->ext, ext), ext);
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->sscale, sc), sc);
     size_t work = 0;
-    const cufftResult r = s->single ? sine_plan<float>(&s->fft, s->n[0], lines, &work)
-                                    : sine_plan<double>(&s->fft, s->n[0], lines, &work);
-    s->fft_made = 1; // cufftCreate made the handle even where the plan failed
+    cufftResult r = cufftCreate(&s->fft);
+    s->fft_made = r == CUFFT_SUCCESS; // destroy only a handle cuFFT made
+    if (r == CUFFT_SUCCESS)
+      r = s->single ? sine_plan<float>(s->fft, s->n[0], lines, &work)
+                    : sine_plan<double>(s->fft, s->n[0], lines, &work);
     if (r != CUFFT_SUCCESS) {
       st = fft_error(r, "cufftMakePlanMany64, the sine transform's plan");
       goto out;
@@ -403,10 +405,12 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
                                  (const T *)v->lambda[0], (size_t)s->n[0]);
         if (s->part) {
           const size_t npad = (size_t)s->part_p * TF_PART_M;
-          T *tab = (T *)malloc(4 * npad * sizeof(T));
+          T *tab = (T *)calloc(4 * npad, sizeof(T));
           if (!tab)
             return pscr_error_set(PSCR_ERROR_HOST_ALLOC, "cannot allocate the partition tables");
-          tf_part_tables<T>(fac[0], fac[1], fac[2], fac[3], nl, s->part_p, tab);
+          const T one = T(1);
+          part_chunk_factors(v->fac, (size_t)nl, s->part_p, TF_PART_M, sizeof(T), &one,
+                             (char *)tab);
           e = cudaMemcpy(s->pf, tab, 4 * npad * sizeof(T), cudaMemcpyHostToDevice);
           free(tab);
           if (e != cudaSuccess)

@@ -28,6 +28,7 @@
 #define PSCR_CUDA_PARTITION_CUH
 
 #include <float.h>
+#include <string.h>
 
 #include <type_traits>
 
@@ -224,6 +225,28 @@ template <class T> struct PartFacs {
 // arithmetic, and the float and double kernels spilled (H100 3D Poisson
 // 255^3: double 15.96 -> 15.14 ms, float 9.86 -> 9.77 ms; 3D float 63^3
 // 0.47 -> 0.49 ms).
+// PartFacs' tables built on the host: the factors fac = a_diag, a_off,
+// m_diag, m_off of n rows (es bytes an entry; the off-diagonals' n - 1
+// entries read) into out, 4 P M entries ad | md | ao | mo in chunk-major
+// order, rows from n on identity rows (one: the type's 1). out must be
+// zeroed. The reduction's state (cuda_setup.cu) and the transforms'
+// partitioned solves (tf_part.cuh) take the same tables.
+inline void part_chunk_factors(const void *const fac[4], size_t n, int P, int M, size_t es,
+                               const void *one, char *out)
+{
+  const size_t np = (size_t)P * M;
+  for (size_t i = 0; i < np; i++) {
+    const size_t at = (i % (size_t)M) * (size_t)P + i / (size_t)M;
+    const void *srcs[4] = {i < n ? (const char *)fac[0] + i * es : one,
+                           i < n ? (const char *)fac[2] + i * es : nullptr,
+                           i + 1 < n ? (const char *)fac[1] + i * es : nullptr,
+                           i + 1 < n ? (const char *)fac[3] + i * es : nullptr};
+    for (int a = 0; a < 4; a++)
+      if (srcs[a])
+        memcpy(out + ((size_t)a * np + at) * es, srcs[a], es);
+  }
+}
+
 template <class T> struct StagedFacs : PartFacs<T> {};
 
 template <class F> struct is_staged : std::false_type {};

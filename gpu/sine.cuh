@@ -166,17 +166,29 @@ __global__ void k_sine_spectrum_to_rows(const R *__restrict__ ext, const R *__re
   }
 }
 
-// The in-place batched FFT of `lines` lines of dimension 0 (order n):
-// length 2N, each line padded to sine_line(n) reals. *work: the bytes of
-// its work area (cuFFT allocates it).
-template <class R> cufftResult sine_plan(cufftHandle *h, int n, size_t lines, size_t *work)
+// Handle h (cufftCreate's) made the in-place batched FFT of `lines` lines
+// of dimension 0 (order n): length 2N, each line padded to sine_line(n)
+// reals. *work: the bytes of its work area (cuFFT allocates it).
+template <class R> cufftResult sine_plan(cufftHandle h, int n, size_t lines, size_t *work)
 {
-  cufftResult r = cufftCreate(h);
-  if (r != CUFFT_SUCCESS)
-    return r;
   long long len = 2 * (long long)(n + 1), in = (long long)sine_line(n), on = in / 2;
-  return cufftMakePlanMany64(*h, 1, &len, &in, 1, in, &on, 1, on, Fft<R>::type,
+  return cufftMakePlanMany64(h, 1, &len, &in, 1, in, &on, 1, on, Fft<R>::type,
                              (long long)lines, work);
+}
+
+// The FFT of the lines on stream cs; false with *fr set where cuFFT fails
+// (the callers then return cudaSuccess: sine_status reads *fr first).
+template <class R> bool sine_fft(cufftHandle h, R *ext, cudaStream_t cs, cufftResult *fr)
+{
+  return (*fr = cufftSetStream(h, cs)) == CUFFT_SUCCESS &&
+         (*fr = Fft<R>::exec(h, ext)) == CUFFT_SUCCESS;
+}
+
+// Blocks of 256 threads for a grid-stride loop over count entries.
+inline unsigned sine_blocks(size_t count)
+{
+  const size_t b = (count + 255) / 256;
+  return (unsigned)(b < 65536 ? b : 65536);
 }
 
 // The forward transform: Y (n1 columns of n modes, C reals each) from F (n
@@ -190,12 +202,10 @@ cudaError_t sine_forward(cufftHandle h, const R *f, R *y, R *ext, const R *scale
   const unsigned grid = (unsigned)sine_tiles(n, cols);
   k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(f, nullptr, ext, n, cols);
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
+  if (e != cudaSuccess || !sine_fft(h, ext, cs, fr))
     return e;
-  if ((*fr = cufftSetStream(h, cs)) != CUFFT_SUCCESS || (*fr = Fft<R>::exec(h, ext)) != CUFFT_SUCCESS)
-    return cudaSuccess;
   const size_t count = n1 * (size_t)n * C;
-  const unsigned blocks = (unsigned)((count + 255) / 256 < 65536 ? (count + 255) / 256 : 65536);
+  const unsigned blocks = sine_blocks(count);
   k_sine_spectrum_to_modes<R, C><<<blocks, 256, 0, cs>>>(ext, scale, y, n, n1);
   return cudaGetLastError();
 }
@@ -206,13 +216,11 @@ cudaError_t sine_backward(cufftHandle h, const R *y, R *u, R *ext, const R *scal
                           size_t n1, cudaStream_t cs, cufftResult *fr)
 {
   const size_t cols = n1 * C, count = n1 * ((size_t)n + 1) * C;
-  const unsigned blocks = (unsigned)((count + 255) / 256 < 65536 ? (count + 255) / 256 : 65536);
+  const unsigned blocks = sine_blocks(count);
   k_sine_modes_to_extension<R, C><<<blocks, 256, 0, cs>>>(y, scale, ext, n, n1);
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
+  if (e != cudaSuccess || !sine_fft(h, ext, cs, fr))
     return e;
-  if ((*fr = cufftSetStream(h, cs)) != CUFFT_SUCCESS || (*fr = Fft<R>::exec(h, ext)) != CUFFT_SUCCESS)
-    return cudaSuccess;
   const dim3 tb(SINE_TILE, SINE_ROWS);
   const unsigned grid = (unsigned)sine_tiles(n, cols);
   k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, nullptr, u, n, cols);
@@ -230,10 +238,8 @@ cudaError_t sine_forward_rows(cufftHandle h, const R *f, R *y, R *ext, const R *
   const unsigned grid = (unsigned)sine_tiles(n, n1);
   k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(f, nullptr, ext, n, n1);
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
+  if (e != cudaSuccess || !sine_fft(h, ext, cs, fr))
     return e;
-  if ((*fr = cufftSetStream(h, cs)) != CUFFT_SUCCESS || (*fr = Fft<R>::exec(h, ext)) != CUFFT_SUCCESS)
-    return cudaSuccess;
   k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, scale, y, n, n1);
   return cudaGetLastError();
 }
@@ -247,10 +253,8 @@ cudaError_t sine_backward_rows(cufftHandle h, const R *y, R *u, R *ext, const R 
   const unsigned grid = (unsigned)sine_tiles(n, n1);
   k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(y, scale, ext, n, n1);
   cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess)
+  if (e != cudaSuccess || !sine_fft(h, ext, cs, fr))
     return e;
-  if ((*fr = cufftSetStream(h, cs)) != CUFFT_SUCCESS || (*fr = Fft<R>::exec(h, ext)) != CUFFT_SUCCESS)
-    return cudaSuccess;
   k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, nullptr, u, n, n1);
   return cudaGetLastError();
 }

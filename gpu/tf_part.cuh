@@ -100,24 +100,6 @@ template <class T> cudaError_t tf_part_prepare(int P)
                               (int)tf_part_smem<T>(P));
 }
 
-// The factor tables of PartFacs (partition.cuh): row i = p M + q at q P +
-// p, rows from nl on identity rows; ad, ao, md, mo the plan's factors of
-// the last dimension (off-diagonals zero padded to nl). out: 4 P M entries,
-// ad | md | ao | mo.
-template <class T>
-void tf_part_tables(const T *ad, const T *ao, const T *md, const T *mo, int nl, int P, T *out)
-{
-  const int M = TF_PART_M, npad = P * M;
-  for (int i = 0; i < npad; i++) {
-    const int at = (i % M) * P + i / M;
-    const bool row = i < nl, off = i < nl - 1;
-    out[at] = row ? ad[i] : T(1);
-    out[npad + at] = row ? md[i] : T(0);
-    out[2 * npad + at] = off ? ao[i] : T(0);
-    out[3 * npad + at] = off ? mo[i] : T(0);
-  }
-}
-
 } // namespace pscr_cuda
 
 #endif

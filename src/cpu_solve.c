@@ -338,22 +338,6 @@ static int pscr_cpu_accepts(const pscr_plan *p, char *why, size_t len)
   return 1;
 }
 
-/* Last in plan creation: the dense eigenvectors of dimensions that the
-   fast sine transform applies are not read by a solve (the eigen stage
-   made them for the transform's defect probe, pscr_info.transform_defect):
-   n_d^2 values, 537 MB at n = 8191, given back. */
-static pscr_status pscr_cpu_upload(pscr_plan *p)
-{
-  const pscr_cpu_ws *ws = p->backend_data;
-  for (int d = 0; d < p->ndim - 1; d++)
-    if (ws->sine[d] && p->w[d]) {
-      free(p->w[d]);
-      p->w[d] = NULL;
-      p->host_bytes -= (size_t)p->n[d] * (size_t)p->n[d] * p->elem;
-    }
-  return PSCR_SUCCESS;
-}
-
 static pscr_status pscr_cpu_copy(const pscr_plan *p, void *dst, const void *src, size_t bytes,
                                   void *stream)
 {
@@ -367,7 +351,6 @@ const pscr_backend_ops pscr_cpu_backend = {
     .name = "cpu",
     .accepts = pscr_cpu_accepts,
     .setup = pscr_cpu_setup,
-    .upload = pscr_cpu_upload,
     .solve = pscr_cpu_solve,
     .solve_device = NULL,
     .solve_batch = pscr_cpu_solve_batch,
