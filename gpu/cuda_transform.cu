@@ -302,10 +302,12 @@ extern "C" pscr_status pscr_cuda_tf_setup(const pscr_cuda_tf_view *v, void **sta
     *bytes += (wn + n) * s->elem;
   }
   if (s->sine) {
-    // The lines of the in-place FFT (n2 of them, 2 n2 complex: 2 (n1 + 2)
-    // reals each, about twice the data), the scales, cuFFT's work area.
-    const size_t rs = s->single ? 4 : 8, lines = (size_t)s->n[1] * (s->cplx ? 2 : 1);
-    const size_t ext = sine_line(s->n[0]) * lines * rs, sc = (size_t)s->n[0] * rs;
+    // The complex lines of the in-place FFT (a pair of real columns each:
+    // n2 / 2 real, n2 complex, of 2 (n1 + 1) entries, about twice the
+    // data), the scales, cuFFT's work area.
+    const size_t rs = s->single ? 4 : 8;
+    const size_t lines = sine_lines((size_t)s->n[1] * (s->cplx ? 2 : 1));
+    const size_t ext = 2 * sine_line(s->n[0]) * lines * rs, sc = (size_t)s->n[0] * rs;
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->ext, ext), ext);
     PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->sscale, sc), sc);
     size_t work = 0;
