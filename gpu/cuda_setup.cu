@@ -170,70 +170,86 @@ static int toeplitz_ends(const State *s, const void *const fac[4], int n, size_t
 }
 
 // Whether a 2D plan gets k_part's pivot table (partition.cuh,
-// part_tab_stride): its last dimension takes ToepFacs (real, Toeplitz but
-// for the end rows, M >= PART_TOEP_MIN_M, factor table not staged), unless
-// PSCR_FLAG_CUDA_NO_PIVOT_TABLE (tests and benchmarks compare).
-// A single-precision plan's float factors do not exist yet at setup (fac
-// NULL): its table is allocated, and the upload decides on its use.
+// part_tab_stride): its last dimension takes ToepFacs (Toeplitz but for
+// the end rows, M >= PART_TOEP_MIN_M, factor table not staged; complex
+// plans too, part_ptab_inst), unless PSCR_FLAG_CUDA_NO_PIVOT_TABLE (tests
+// and benchmarks compare). A single-precision plan's float factors do not
+// exist yet at setup (fac NULL): its table is allocated, and the upload
+// decides on its use.
 static bool pivot_table_wanted(const State *s, const void *const fac[4], size_t es)
 {
-  if (s->ndim != 2 || s->cplx || s->rows < PART_TOEP_MIN_M ||
-      (s->flags & PSCR_FLAG_CUDA_NO_PIVOT_TABLE) ||
+  if (s->ndim != 2 || s->rows < PART_TOEP_MIN_M || (s->flags & PSCR_FLAG_CUDA_NO_PIVOT_TABLE) ||
       !part_toep_used(1, s->part_p, s->rows, es))
     return false;
   if (!fac[0])
     return true;
   unsigned char tab[PART_TOEP_ENTRIES * 16];
-  const double one_d = 1.0;
-  const float one_s = 1.0f;
+  const double one_d[2] = {1.0, 0.0}; // the element 1, real or complex
+  const float one_s[2] = {1.0f, 0.0f};
   return toeplitz_ends(s, fac, s->n[s->ndim - 1], es,
-                       s->single ? (const void *)&one_s : (const void *)&one_d, tab) != 0;
+                       s->single ? (const void *)one_s : (const void *)one_d, tab) != 0;
 }
+
+// The pivot table's arithmetic: double, or double complex for complex T.
+template <class T> struct table_wide {
+  using type = double;
+  static double of(T x) { return (double)x; }
+  static T back(double x) { return (T)x; }
+};
+template <class R> struct table_wide<cplx<R>> {
+  using type = zc;
+  static zc of(cplx<R> x) { return zc((double)x.re, (double)x.im); }
+  static cplx<R> back(zc x) { return cplx<R>((R)x.re, (R)x.im); }
+};
 
 // The pivot table of the ne systems with eigenvalues lam (shift c + lam_e,
 // formed in T as k_part forms it) from the row-class table ct (ToepFacs'
 // 16 entries): part_solve's forward elimination of each chunk type's
-// interior rows, in double, rounded to T. Returns 0 when a pivot fails
-// part_solve's test; the kernels then eliminate (and report) themselves.
+// interior rows, in double (complex: double complex), rounded to T.
+// Returns 0 when a pivot fails part_solve's test (|.|_1 as pivot_bad);
+// the kernels then eliminate (and report) themselves.
 template <class T>
 static int pivot_table(const T *ct, int nl, int M, bool mdiag, T c, const T *lam, size_t ne,
                        T *out)
 {
+  using Wd = table_wide<T>;
+  using W = typename Wd::type;
   const int F = part_tab_fields(M);
   const double eps = eps_of<T>();
-  double ctd[PART_TOEP_ENTRIES], cp[16], yb[16]; // M - 1 entries: rows per thread <= 16
+  W ctd[PART_TOEP_ENTRIES], cp[16], yb[16]; // M - 1 entries: rows per thread <= 16
   if (M < 2 || M > 16)
     return 0;
   for (int k = 0; k < PART_TOEP_ENTRIES; k++)
-    ctd[k] = (double)ct[k];
-  const ToepFacs<double> C = {ctd, nl, mdiag}; // the kernels' row classes, in double
+    ctd[k] = Wd::of(ct[k]);
+  const ToepFacs<W> C = {ctd, nl, mdiag}; // the kernels' row classes, widened
+  const W zero = Wd::of(T(0));
   for (size_t e = 0; e < ne; e++) {
-    const double s = (double)(T)(c + lam[e]);
+    const W s = Wd::of(c + lam[e]);
     for (int t = 0; t < PART_TAB_TYPES; t++) {
       const int lp = part_tab_rep(t, M, nl), row0 = lp * M;
       T *o = out + e * (size_t)part_tab_stride(M) + (size_t)t * F;
-      double a = lp > 0 ? C.off(0, row0 - 1, s) : 0.0;
+      W a = lp > 0 ? C.off(0, row0 - 1, s) : zero;
       for (int k = 0; k < M - 1; k++) {
-        const double bd = C.diag(0, row0 + k, s), cc = C.off(0, row0 + k, s);
-        const double acp = k > 0 ? a * cp[k - 1] : 0.0, piv = bd - acp;
-        if (!(fabs(piv) > eps * (fabs(bd) + fabs(acp))))
+        const W bd = C.diag(0, row0 + k, s), cc = C.off(0, row0 + k, s);
+        const W acp = k > 0 ? a * cp[k - 1] : zero, piv = bd - acp;
+        if (!(abs1(piv) > eps * (abs1(bd) + abs1(acp))))
           return 0;
-        const double iv = 1.0 / piv;
+        const W iv = inv(piv);
         cp[k] = cc * iv;
         yb[k] = -(k > 0 ? a * yb[k - 1] : a) * iv;
-        o[k] = (T)iv;
-        o[(M - 1) + k] = (T)(a * iv);
-        o[2 * (M - 1) + k] = (T)cp[k];
-        o[3 * (M - 1) + k] = (T)yb[k];
+        o[k] = Wd::back(iv);
+        o[(M - 1) + k] = Wd::back(a * iv);
+        o[2 * (M - 1) + k] = Wd::back(cp[k]);
+        o[3 * (M - 1) + k] = Wd::back(yb[k]);
         a = cc;
       }
-      double be = yb[M - 2], ga = -cp[M - 2];
+      W be = yb[M - 2], ga = -cp[M - 2];
       for (int k = M - 3; k >= 0; k--) {
         be = yb[k] - cp[k] * be;
         ga = -cp[k] * ga;
       }
-      o[4 * (M - 1)] = (T)be;
-      o[4 * (M - 1) + 1] = (T)ga;
+      o[4 * (M - 1)] = Wd::back(be);
+      o[4 * (M - 1) + 1] = Wd::back(ga);
     }
   }
   return 1;
@@ -581,8 +597,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
     unsigned char tab[pscr_cuda::PART_TOEP_ENTRIES * 16];
-    // Real plans only (complex kernels are not instantiated with ToepFacs).
-    s->part_toep = !s->cplx && pscr_cuda::toeplitz_ends(s, v->fac[l], s->n[l], es, one, tab);
+    s->part_toep = pscr_cuda::toeplitz_ends(s, v->fac[l], s->n[l], es, one, tab);
     if (s->part_toep)
       PSCR_CUDA_GOTO(st, out,
                      cudaMemcpy(s->ptoep, tab, pscr_cuda::PART_TOEP_ENTRIES * es,
@@ -601,19 +616,25 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
       }
       const bool md = s->part_mdiag != 0;
       const int nl = s->n[l];
-      s->ptab_on =
-          s->single
-              ? pscr_cuda::pivot_table<float>((const float *)tab, nl, M, md,
-                                              (float)v->shift[0], (const float *)V->lambda,
-                                              V->neig, (float *)ht)
-              : pscr_cuda::pivot_table<double>((const double *)tab, nl, M, md, v->shift[0],
-                                               (const double *)V->lambda, V->neig,
-                                               (double *)ht);
+      const double *c = v->shift;
+      auto table = [&](auto c0) {
+        using T = decltype(c0);
+        return pscr_cuda::pivot_table<T>((const T *)tab, nl, M, md, c0, (const T *)V->lambda,
+                                         V->neig, (T *)ht);
+      };
+      using pscr_cuda::cf;
+      using pscr_cuda::zc;
+      s->ptab_on = s->single ? (s->cplx ? table(cf((float)c[0], (float)c[1])) : table((float)c[0]))
+                             : (s->cplx ? table(zc(c[0], c[1])) : table(c[0]));
       cudaError_t ce =
           s->ptab_on ? cudaMemcpy(s->ptab, ht, bp, cudaMemcpyHostToDevice) : cudaSuccess;
       free(ht);
       PSCR_CUDA_GOTO(st, out, ce);
     }
+    // Complex kernels take the row classes only with the pivot table
+    // (part_ptab_inst); without it they load the factors per row.
+    if (s->cplx && !s->ptab_on)
+      s->part_toep = 0;
   }
   // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex),
   // rounded to float for a single-precision plan.

@@ -124,11 +124,14 @@ template <class T, int M, class Go> cudaError_t with_part_facs(const State *s, G
 {
   const int P = s->part_p;
   const size_t np = (size_t)P * M;
+  if constexpr (part_ptab_inst<T, M>())
+    if (s->ptab_on && part_toep_used(s->part_toep, P, M, sizeof(T))) {
+      const ToepFacs<T> C = {(const T *)s->ptoep, s->n[s->ndim - 1], s->part_mdiag != 0};
+      return go(ToepTabFacs<T>{C}, part_staging_bytes<T, M, ToepTabFacs<T>>(P));
+    }
   if constexpr (part_toep_inst<T, M>())
     if (part_toep_used(s->part_toep, P, M, sizeof(T))) {
       const ToepFacs<T> C = {(const T *)s->ptoep, s->n[s->ndim - 1], s->part_mdiag != 0};
-      if (s->ptab_on)
-        return go(ToepTabFacs<T>{C}, part_staging_bytes<T, M, ToepTabFacs<T>>(P));
       return go(C, part_staging_bytes<T, M, ToepFacs<T>>(P));
     }
   PartFacs<T> C;
@@ -273,7 +276,7 @@ template <class T, int M> cudaError_t part_attr(int cap)
   if constexpr (part_toep_inst<T, M>())
     if (e == cudaSuccess)
       e = part_attr_f<T, M, ToepFacs<T>>(cap);
-  if constexpr (part_toep_inst<T, M>())
+  if constexpr (part_ptab_inst<T, M>())
     if (e == cudaSuccess)
       e = part_attr_f<T, M, ToepTabFacs<T>>(cap);
   return e;
@@ -427,7 +430,7 @@ template <class T, int M, class F> cudaError_t part_sum_plan_f(State *s, bool al
 
 template <class T, int M> cudaError_t part_sum_plan_m(State *s, bool always)
 {
-  if constexpr (part_toep_inst<T, M>())
+  if constexpr (part_ptab_inst<T, M>())
     if (s->ptab)
       return part_sum_plan_f<T, M, ToepTabFacs<T>>(s, always);
   if (staged_facs(s, M, sizeof(T)))

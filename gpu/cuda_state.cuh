@@ -82,7 +82,7 @@ struct State {
   int rows_chosen;     // choose_rows' choice (rows, unless probe_pivots fell back to 0)
   int part_p;          // k_part threads per system
   int part_mdiag;      // the last dimension's M_l is diagonal: k_part skips m_off
-  int part_toep;       // real, A_l, M_l Toeplitz but for the end rows: k_part may use ToepFacs
+  int part_toep;       // A_l, M_l Toeplitz but for the end rows (complex: with ptab_on): ToepFacs
   unsigned flags;      // pscr_options.flags (the PSCR_FLAG_CUDA_* switches)
   int pair_mode;       // -1 part_pair's rule, 0 never, 1 always (PSCR_FLAG_CUDA_PAIR_*)
   int stage_facs;      // k_part stages small factor tables in shared memory (staged_facs)

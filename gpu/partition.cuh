@@ -66,6 +66,12 @@ template <class T, int M> constexpr bool part_toep_inst()
 {
   return M >= PART_TOEP_MIN_M && std::is_same<T, real_t<T>>::value;
 }
+// ToepTabFacs (the pivot table, below) are instantiated for complex types
+// too: with the table the chain keeps ya alone in registers, where a
+// complex kernel eliminating itself keeps cp, ya and yb (3 (M - 1) complex
+// values) and spilled at M = 16 (H200, 2D Helmholtz 4095^2 C64: 128
+// registers, about 10^7 local-memory spill requests per level-3 launch).
+template <class T, int M> constexpr bool part_ptab_inst() { return M >= PART_TOEP_MIN_M; }
 
 // Whether k_part uses ToepFacs: toep (State::part_toep: a real plan whose
 // factors have the form), an instantiated M, and a table that is not staged.
@@ -253,8 +259,9 @@ template <class F> struct is_staged : std::false_type {};
 template <class T> struct is_staged<StagedFacs<T>> : std::true_type {};
 
 // The same factors when A_l and M_l are Toeplitz but for their first and
-// last rows (every uniform mesh; real plans only, see part_toep_inst): a
-// table of four row classes instead
+// last rows (every uniform mesh; real plans, and complex ones with the
+// pivot table, see part_toep_inst and part_ptab_inst): a table of four row
+// classes instead
 // of P M rows, staged in shared memory by every thread block, so level 3
 // reads no factors from L1/L2 (a timing what-if without factor loads
 // bounded the gain at a quarter of level 3, H100 4095^2 Poisson).

@@ -681,11 +681,12 @@ typedef struct pscr_info {
   /**
    * 1 when the CUDA level-3 solver forms the last dimension's factors from
    * a table of four row classes in shared memory instead of loading them
-   * per row: real plans whose A_n and M_n are Toeplitz but for their first
+   * per row: plans whose A_n and M_n are Toeplitz but for their first
    * and last rows (every uniform mesh), when the full factor table is too
-   * large for shared memory (M >= 8 rows per thread); otherwise 0. The
-   * solutions are bitwise those of the table path. PSCR_FLAG_CUDA_NO_TOEPLITZ
-   * turns it off.
+   * large for shared memory (M >= 8 rows per thread); complex plans only
+   * together with level3_pivot_table. Otherwise 0. The solutions are
+   * bitwise those of the table path. PSCR_FLAG_CUDA_NO_TOEPLITZ turns it
+   * off.
    */
   int level3_toeplitz;
   /**
@@ -694,8 +695,9 @@ typedef struct pscr_info {
    * eigenvalue but not on the right-hand side) from a table built at plan
    * time, instead of a reciprocal per row on the dependent chain: 2D plans
    * with level3_toeplitz set, unless a pivot of the table would fail the
-   * solver's pivot test. Costs 4 (4 M - 2) values per eigenpair of the
-   * first dimension in device_bytes (4095^2 double: 46 MB). Same
+   * solver's pivot test; real and complex. Costs 4 (4 M - 2) values per
+   * eigenpair of the first dimension in device_bytes (4095^2 double: 46
+   * MB). Same
    * numbers to rounding, not bitwise. PSCR_FLAG_CUDA_NO_PIVOT_TABLE turns
    * it off.
    */
