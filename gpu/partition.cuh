@@ -385,10 +385,15 @@ template <class T, int M, class F> __host__ __device__ constexpr int part_smem_p
 // then spilled cost less than a fourth block gains (H100 255^3 k_part
 // 12.75 -> 11.53 ms; at 16 rows, 2D 1023^2, a fourth block lost 2%).
 // Since the leaner level 3 it spills nothing at 64.
+// Complex float with the pivot table takes three (80 registers; H200 2D
+// Helmholtz 4095^2 C32 3.24 -> 3.09 ms); complex double lost there (spills:
+// C64 5.78 -> 7.28 ms) and keeps two.
 template <class T, int M, class F> constexpr int part_min_blocks(int NT)
 {
   if (NT > 256)
     return 1;
+  if constexpr (std::is_same<T, cplx<float>>::value && has_ptab<F>::value)
+    return 3;
   if (!(part_ysmem<T>() && sizeof(T) == 4))
     return 2;
   return is_staged<F>::value && M == 8 ? 4 : 3;
