@@ -41,7 +41,7 @@ a table reads,
 and also
   runs         every current run: folder, files, tool, commit, date
   readme       the README's one table: pscr (double, float) against its
-               peers (cuFFT DST-I, dense MD) on the H100
+               peers (cuFFT DST-I, dense MD) on the H200 (else the H100)
 Every table opens with a line naming its device, tool, commit, date and CSV.
 """
 import argparse
@@ -57,8 +57,9 @@ MARK = re.compile(r"^<!-- (/?)perf:([A-Za-z0-9_.-]+) -->\s*$")
 RUNS_BEGIN, RUNS_END = "<!-- runs -->", "<!-- /runs -->"
 RUNS_HEAD = ("files", "tool", "command", "commit", "date (UTC)", "device", "notes")
 RUNS_KEYS = ("files", "tool", "command", "commit", "date", "device", "notes")
-# The device folder of the README's table (pscr against its peers).
-README_GPU = "h100"
+# The device folders of the README's table (pscr against its peers), by
+# preference: the first one that holds a roofline run.
+README_GPUS = ("h200", "h100")
 PROBLEM_NAMES = {"poisson2d": "Poisson 2D", "helmholtz2d": "Helmholtz 2D",
                  "poisson3d": "Poisson 3D", "helmholtz3d": "Helmholtz 3D"}
 
@@ -404,9 +405,12 @@ def case_name(case):
 def readme_table(results):
     """pscr against the peers on one GPU: the roofline run (pscr double,
     cuFFT DST-I, dense MD, one process) and the precision run (float)."""
-    rows, _, _, cases, get = roofline_rows(results, README_GPU)
+    dev = next((d for d in README_GPUS
+                       if os.path.exists(os.path.join(results, d, "roofline.csv"))),
+                      README_GPUS[-1])
+    rows, _, _, cases, get = roofline_rows(results, dev)
     prec = {}
-    ppath = os.path.join(results, README_GPU, "precision.csv")
+    ppath = os.path.join(results, dev, "precision.csv")
     if os.path.exists(ppath):
         for r in read_csv(ppath)[0]:
             if r["dtype"] in ("R32", "C32"):
@@ -421,20 +425,23 @@ def readme_table(results):
         peers = [get(c, "baseline", b, "solve_ms") for b in ("cufft", "dense")]
         body.append((case_name(c), sig(ms), "-" if fl is None else sig(fl),
                      *("-" if v is None else f"{sig(v)} ({v / ms:.2f}x)" for v in peers)))
-    rr = run_of(results, README_GPU, "roofline.csv")
+    rr = run_of(results, dev, "roofline.csv")
     cap = (f"Device-only solve times in ms, medians after warm-up (CUDA events), each answer "
            f"checked: {rr['device']}, `pscr-roofline` at commit {rr['commit']} "
            f"({rr['date']} UTC), one process for pscr and its peers")
     if prec:
-        rp = run_of(results, README_GPU, "precision.csv")
+        rp = run_of(results, dev, "precision.csv")
         cap += (f"; float from `pscr-precision` at commit {rp['commit']} "
                 f"({rp['date']} UTC)")
     cap += (". Peers: a cuFFT DST-I Poisson solver (uniform meshes only) and a dense "
             "matrix-decomposition solver (eigenvectors of the 1D pencils, cuBLAS DGEMM "
             "transforms, Thomas along the last dimension; real only). In parentheses the "
             "peer's time over pscr's (above 1: pscr is faster); a dash: not applicable. From "
-            f"`bench/results/{README_GPU}/`.")
+            f"`bench/results/{dev}/`.")
     head = ("problem", "pscr double", "pscr float", "cuFFT DST-I", "dense MD")
+    if not prec:  # no float run in this folder: no float column
+        head = head[:2] + head[3:]
+        body = [b[:2] + b[3:] for b in body]
     return cap + "\n\n" + table(head, body)
 
 
