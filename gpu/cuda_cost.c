@@ -118,6 +118,24 @@ int pscr_cuda_sine(const pscr_plan *p, int d)
   return ceil(lines / 32) * ceil(p->n[0] / 32.0) <= 2147483647.0;
 }
 
+/* The Thomas pass after a transformed dimension d: gpu/tf_part.cuh's
+   partitioned solver takes a real 2D sine plan's systems of 257 to 8192
+   rows (16 rows per thread, P = 32 .. 512 threads per system, unless
+   PSCR_FLAG_CUDA_TF_NO_PARTITION), a chain of about 2 (16 + log2 P)
+   steps. It also wants strictly dominant systems, checked at upload; the
+   planner assumes them (Poisson's are). Else a thread per system: 2 nl. */
+static double cuda_chain_steps(const pscr_plan *p, int d, double nl)
+{
+  if (!p->cplx && pscr_cuda_sine(p, d) && !(p->opts.flags & PSCR_FLAG_CUDA_TF_NO_PARTITION)) {
+    int P = 1;
+    while (16.0 * P < nl)
+      P <<= 1;
+    if (P >= 32 && P <= 512)
+      return 2 * (16 + log2(P));
+  }
+  return 2 * nl;
+}
+
 void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
 {
   /* Before setup (the planner weighs method vectors before the backend
@@ -132,13 +150,14 @@ void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
      about 26 launches, measured 80 us above its bytes). */
   /* A 2D sine pencil's transforms by cuFFT (pscr_cuda_sine), at the rate
      of sine.cuh's passes in the model's flops; every other transform by
-     cuBLAS products. The step and the sine rate fit 2D uniform Poisson
-     4095^2 and 8191^2 transformed on an H200 (2.08 and 7.30 ms; the
-     step, 0.085 us by the fit, rounded down so that 1023^2, the closest
-     call, takes the faster transform; docs/performance.md). The chain
-     overstates the systems that tf_part.cuh's partitioned solver takes;
-     the transform is chosen there all the same. */
-  *rules = (pscr_cost_rules){&b->choices, cuda_items, cuda_fuse_back, cuda_level3, cuda_other,
-                             45e12,       3.0e12,     0.08e-6,        3e-6,        pscr_cuda_sine,
-                             1.8e12};
+     cuBLAS products. The step fit 2D uniform Poisson 4095^2 and 8191^2
+     transformed by plain Thomas on an H200 (0.085 us, rounded down so
+     that 1023^2, then the closest call, took the faster transform). The
+     sine rate fits the paired complex FFTs with the partitioned solver
+     (cuda_chain_steps), whose pass is then bound by its bytes: 2.3 to 2.9
+     TFLOP/s from 1023^2 to 8191^2 on an H200, taken as 2.5
+     (docs/performance.md, the planner's rates). */
+  *rules = (pscr_cost_rules){&b->choices, cuda_items,  cuda_fuse_back, cuda_level3, cuda_other,
+                             45e12,       3.0e12,      0.08e-6,        3e-6,        pscr_cuda_sine,
+                             2.5e12,      cuda_chain_steps};
 }

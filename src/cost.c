@@ -25,7 +25,7 @@ typedef struct cost_walk {
   double es;       /* bytes per element */
   pscr_cost *cost; /* PSCR_STAGE_COUNT entries */
   /* The dense transforms' products (flops, bytes), their Thomas pass
-     (bytes, and the longest chain of dependent steps of one system: 2 nl)
+     (bytes, and the longest chain of dependent steps of one system)
      and the sine transforms' flops; NULL: not wanted. */
   double *product;
 } cost_walk;
@@ -198,9 +198,10 @@ static void walk_transform(const cost_walk *w, int d, double B)
     const double flops = nsys * (nl * 2 * o->fma + pscr_thomas_flops(o, nl));
     add(&w->cost[PSCR_STAGE_LEVEL3], flops, 2 * nsys * nl, es, 1);
     if (w->product) {
+      const double steps = w->rules->chain_steps ? w->rules->chain_steps(p, d, nl) : 2 * nl;
       w->product[2] += 2 * nsys * nl * es;
-      if (2 * nl > w->product[3])
-        w->product[3] = 2 * nl;
+      if (steps > w->product[3])
+        w->product[3] = steps;
     }
     return;
   }

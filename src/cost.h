@@ -72,6 +72,11 @@ typedef struct pscr_cost_rules {
      + 1: a complex FFT of 2 N points per two columns). NULL: never. */
   int (*sine)(const struct pscr_plan *p, int d);
   double sine_rate;
+  /* The dependent steps of one system's chain in the Thomas pass of nl
+     rows that follows transformed dimension d (the pass is timed at the
+     byte rate or at step_seconds per step, whichever is longer). NULL:
+     plain Thomas, 2 nl. */
+  double (*chain_steps)(const struct pscr_plan *p, int d, double nl);
 } pscr_cost_rules;
 
 /* The cost of one solve per stage kind, their sum, and the least traffic of
@@ -82,9 +87,9 @@ void pscr_cost_model(const struct pscr_plan *p, const pscr_cost_rules *rules, ps
 /* The planner's estimate of one solve in seconds: the dense transforms'
    products at rules->product_rate, every other byte of the model at
    rules->byte_rate (the reduction is memory-bound), a transform's Thomas
-   pass at the byte rate or its chain of 2 n_last steps at
-   rules->step_seconds, whichever is longer, and rules->launch_seconds per
-   launch. */
+   pass at the byte rate or its chain (rules->chain_steps, else 2 n_last
+   steps) at rules->step_seconds, whichever is longer, and
+   rules->launch_seconds per launch. */
 double pscr_cost_seconds(const struct pscr_plan *p, const pscr_cost_rules *rules);
 
 /* Levels of dimension ndim-2 whose forward sums level 3 adds up. */

@@ -71,5 +71,6 @@ void pscr_cpu_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)
                              0.0, /* the rows' chains interleave PSCR_LANES systems in cache */
                              0.0, /* a phase hands out items, no launch */
                              pscr_cpu_sine,
-                             PSCR_CPU_SINE_RATE * threads * (p->single ? 2 : 1)};
+                             PSCR_CPU_SINE_RATE * threads * (p->single ? 2 : 1),
+                             NULL};
 }
