@@ -2,7 +2,7 @@
  * pscr-gpu-once: one problem on the CUDA backend with a chosen level-3 solver,
  * for tuning and profiling (pscr-bench is the benchmark).
  *
- *   pscr-gpu-once KIND N [ROWS] [--nrhs K] [--float] [--once]
+ *   pscr-gpu-once KIND N [ROWS] [--nrhs K] [--float] [--once] [--graded G]
  *   (exit status 0, 1 on an error, 2 on a bad command line, 77 without a
  *   CUDA device)
  *     KIND: p2, h2, p3, h3 (Poisson / Helmholtz, 2D / 3D), N: n per dimension,
@@ -10,7 +10,10 @@
  *     K: also time batches of K right-hand sides (the plan gets max_batch K),
  *     --float: single precision (R32 / C32; the problem's pencils, shift
  *     and load vector rounded to float), else double (R64 / C64),
- *     --once: one device solve, untimed, for a profiler (below).
+ *     --once: one device solve, untimed, for a profiler (below),
+ *     --graded G: pscr_mesh_graded's mesh (G in [0, 1)) in every dimension
+ *     instead of the uniform one (G 0, the default); the result line then
+ *     ends with "graded G".
  *
  * Verifies a host-API solve (backward and discretization error), then times
  * pscr_solve_device as pscr-bench does (gpu_timing.c: CUDA events, median and
@@ -183,11 +186,11 @@ out:
 static void usage(FILE *out)
 {
   fprintf(out,
-          "usage: pscr-gpu-once p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float] [--once]\n"
+          "usage: pscr-gpu-once p2|h2|p3|h3 N [ROWS] [--nrhs K] [--float] [--once] [--graded G]\n"
           "  KIND: Poisson / Helmholtz, 2D / 3D; N >= 1 (Helmholtz >= 2) per dimension;\n"
           "  ROWS: pscr_options.cuda_rows_per_thread, -1, 0 (automatic), 2, 4, 8 or 16;\n"
           "  --nrhs K >= 1: also time batches of K; --float: R32 / C32; --once: one device\n"
-          "  solve for a profiler.\n"
+          "  solve for a profiler; --graded G in [0, 1): a graded mesh (0: uniform).\n"
           "Exit status: 0, 1 on an error, 2 on a bad command line, 77 without a CUDA device.\n");
 }
 
@@ -199,6 +202,7 @@ int main(int argc, char **argv)
   /* --nrhs K, --float and --once may stand anywhere; the rest are positional:
    * KIND N [ROWS] (ROWS may be -1, so only "--" starts an option). */
   int nrhs = 0, npos = 0, single = 0, once = 0, kind_i = 0, n = 0, rows = 0;
+  double grading = 0.0;
   cli_args c;
   cli_init(&c, "pscr-gpu-once", argc, argv);
   while (cli_next(&c)) {
@@ -211,6 +215,8 @@ int main(int argc, char **argv)
     else if (cli_is(&c, "--float")) {
       bad = cli_switch(&c);
       single = 1;
+    } else if (cli_is(&c, "--graded")) {
+      bad = cli_double(&c, 0.0, 0, 1.0, 1, &grading);
     } else if (cli_is(&c, "--once")) {
       bad = cli_switch(&c);
       once = 1;
@@ -262,7 +268,7 @@ int main(int argc, char **argv)
   float *store = NULL, *bf = NULL, *uf = NULL, shift32[2];
   int rc = 1;
   pscr_status st = pscr_problem_create(&pb, helm ? PSCR_PROBLEM_HELMHOLTZ : PSCR_PROBLEM_POISSON,
-                                       ndim, sizes, NULL, 0.0, 0.5 * (n - 1));
+                                       ndim, sizes, NULL, grading, 0.5 * (n - 1));
   if (st) {
     cli_report("pscr-gpu-once", st);
     return 1;
@@ -328,9 +334,12 @@ int main(int argc, char **argv)
     goto out;
   }
   printf("%s n=%d %s rows=%d plan %.3f s  device solve median %.3f ms min %.3f ms  berr %.2e  "
-         "derr %.2e  device-vs-host %.1e\n",
+         "derr %.2e  device-vs-host %.1e",
          kind, n, dname, rows, plan_s, t.solve_ms_median, t.solve_ms_min, berr, derr,
          t.rel_diff);
+  if (grading > 0)
+    printf("  graded %g", grading);
+  printf("\n");
   if (nrhs > 0) {
     batch_timing bt;
     if (time_batch(plan, hf, N, dtype, nrhs, 0, &bt)) {

@@ -201,6 +201,9 @@ EXPLICIT = {
         (["p2", "31", "--nrhs"], ["--nrhs", "missing value"]),
         (["p2", "31", "--float=1"], ["--float", "takes no value"]),
         (["p2", "31", "--fo"], ["unknown option", "'--fo'"]),
+        (["p2", "31", "--graded", "1"], ["--graded", "1", OUT]),
+        (["p2", "31", "--graded", "nan"], ["--graded", "'nan'", "is not a finite number"]),
+        (["p2", "31", "--graded"], ["--graded", "missing value"]),
         (["p2"], ["missing", "N"]),
     ], ["p2", "31"], True),
     "pscr-petsc": ([
