@@ -13,6 +13,7 @@
 #include <math.h>
 
 #include "cuda_backend.h"
+#include "cuda_transform.h"
 #include "plan.h"
 
 /* Reduction items of PSCR_CUDA_ITEM_EIGS eigenpairs (levels_kernels.cuh),
@@ -119,21 +120,18 @@ int pscr_cuda_sine(const pscr_plan *p, int d)
 }
 
 /* The Thomas pass after a transformed dimension d: gpu/tf_part.cuh's
-   partitioned solver takes a real 2D sine plan's systems of 257 to 8192
-   rows (16 rows per thread, P = 32 .. 512 threads per system, unless
-   PSCR_FLAG_CUDA_TF_NO_PARTITION), a chain of about 2 (16 + log2 P)
-   steps. It also wants strictly dominant systems, checked at upload; the
-   planner assumes them (Poisson's are). Else a thread per system: 2 nl. */
+   partitioned solver takes a real 2D sine plan's systems where
+   pscr_cuda_tf_part_steps serves their length (unless
+   PSCR_FLAG_CUDA_TF_NO_PARTITION). It also wants strictly dominant
+   systems, checked at upload; the planner assumes them (Poisson's are).
+   Else a thread per system: 2 nl. */
 static double cuda_chain_steps(const pscr_plan *p, int d, double nl)
 {
-  if (!p->cplx && pscr_cuda_sine(p, d) && !(p->opts.flags & PSCR_FLAG_CUDA_TF_NO_PARTITION)) {
-    int P = 1;
-    while (16.0 * P < nl)
-      P <<= 1;
-    if (P >= 32 && P <= 512)
-      return 2 * (16 + log2(P));
-  }
-  return 2 * nl;
+  const double part = !p->cplx && pscr_cuda_sine(p, d) &&
+                              !(p->opts.flags & PSCR_FLAG_CUDA_TF_NO_PARTITION)
+                          ? pscr_cuda_tf_part_steps((int)nl)
+                          : 0.0;
+  return part > 0 ? part : 2 * nl;
 }
 
 void pscr_cuda_cost_rules(const pscr_plan *p, pscr_cost_rules *rules)

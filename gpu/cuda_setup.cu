@@ -597,15 +597,15 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     free(pf);
     PSCR_CUDA_GOTO(st, out, ce);
     unsigned char tab[pscr_cuda::PART_TOEP_ENTRIES * 16];
-    s->part_toep = pscr_cuda::toeplitz_ends(s, v->fac[l], s->n[l], es, one, tab);
-    if (s->part_toep)
+    const int toep = pscr_cuda::toeplitz_ends(s, v->fac[l], s->n[l], es, one, tab);
+    if (toep)
       PSCR_CUDA_GOTO(st, out,
                      cudaMemcpy(s->ptoep, tab, pscr_cuda::PART_TOEP_ENTRIES * es,
                                 cudaMemcpyHostToDevice));
     // The pivot table (allocated at setup for a Toeplitz 2D plan; factors
     // uploaded later that are not Toeplitz leave it unused).
     s->ptab_on = 0;
-    if (s->ptab && s->part_toep) {
+    if (s->ptab && toep) {
       const pscr_cuda_dim_view *V = &v->dim[0];
       const size_t bp = V->neig * (size_t)pscr_cuda::part_tab_stride(M) * es;
       void *ht = malloc(bp);
@@ -633,8 +633,7 @@ extern "C" pscr_status pscr_cuda_state_upload(void *state, const pscr_cuda_view 
     }
     // Complex kernels take the row classes only with the pivot table
     // (part_ptab_inst); without it they load the factors per row.
-    if (s->cplx && !s->ptab_on)
-      s->part_toep = 0;
+    s->part_toep = toep && (!s->cplx || s->ptab_on);
   }
   // c as max_batch elements: shift[0] (real) or (shift[0], shift[1]) (complex),
   // rounded to float for a single-precision plan.

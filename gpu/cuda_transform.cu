@@ -149,8 +149,8 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
     if constexpr (C == 1) {
       if (s->part) {
         // The modes system-major (row k: mode k's system), solved in place.
-        pscr_status st = sine_status(sine_forward_rows<R>(s->fft, f, G, (R *)s->ext, sc, n0,
-                                                          (size_t)n1, cs, &fr),
+        pscr_status st = sine_status(sine_rows<R>(s->fft, f, G, (R *)s->ext, nullptr, sc, n0,
+                                                  (size_t)n1, cs, &fr),
                                      &fr, "the forward sine transform");
         if (st)
           return st;
@@ -162,7 +162,7 @@ template <class T> pscr_status solve_one(TfState *s, const T *f, T *u, cudaStrea
         if (e != cudaSuccess)
           return pscr_cuda_error(e, "cudaLaunchKernel(k_tf_part)");
         return sine_status(
-            sine_backward_rows<R>(s->fft, G, u, (R *)s->ext, sc, n0, (size_t)n1, cs, &fr), &fr,
+            sine_rows<R>(s->fft, G, u, (R *)s->ext, sc, nullptr, n0, (size_t)n1, cs, &fr), &fr,
             "the backward sine transform");
       }
     }
@@ -501,6 +501,13 @@ out:
 extern "C" int pscr_cuda_tf_singular(const void *state)
 {
   return ((const TfState *)state)->singular;
+}
+
+extern "C" double pscr_cuda_tf_part_steps(int nl)
+{
+  // Each thread's M rows down and up, and the boundary system's PCR.
+  const int P = tf_part_threads(nl);
+  return P > 0 ? 2 * (TF_PART_M + std::log2((double)P)) : 0.0;
 }
 
 extern "C" void pscr_cuda_tf_destroy(void *state)

@@ -52,6 +52,10 @@ pscr_status pscr_cuda_tf_solve_device_batch(void *state, int nrhs, const void *f
                                             void *u, size_t ldu, void *stream);
 /* Whether the probe found a failing pivot (every solve then gives NaN). */
 int pscr_cuda_tf_singular(const void *state);
+/* The dependent steps of one system's chain when the partitioned solver
+   (tf_part.cuh) takes a real 2D sine plan's Thomas systems of nl rows;
+   0 where it does not serve that length (the cost model's rule). */
+double pscr_cuda_tf_part_steps(int nl);
 void pscr_cuda_tf_destroy(void *state);
 
 #ifdef __cplusplus

@@ -71,7 +71,7 @@ __host__ __device__ inline size_t sine_tiles(int n, size_t cols)
 // scale[i] where scale is not NULL), through a shared-memory tile so that
 // F is read and the lines written along their contiguous index. The
 // forward transform's first step, and the backward one's from modes stored
-// system-major (sine_backward_rows).
+// system-major (sine_rows).
 template <class R>
 __global__ void k_sine_extend_rows(const R *__restrict__ f, const R *__restrict__ scale,
                                    R *__restrict__ ext, int n, size_t cols)
@@ -118,7 +118,7 @@ __global__ void k_sine_extend_rows(const R *__restrict__ f, const R *__restrict_
 // NULL): -Im / 2 or Re / 2 of line b / 2's spectrum, through a
 // shared-memory tile (the spectra read along i, U written along b). The
 // backward transform's last step, and the forward one's into modes stored
-// system-major (sine_forward_rows).
+// system-major (sine_rows).
 template <class R>
 __global__ void k_sine_spectrum_to_rows(const R *__restrict__ ext, const R *__restrict__ scale,
                                         R *__restrict__ u, int n, size_t cols)
@@ -262,35 +262,23 @@ cudaError_t sine_backward(cufftHandle h, const R *y, R *u, R *ext, const R *scal
   return cudaGetLastError();
 }
 
-// The forward transform of a real plan into modes stored system-major:
-// Y[k][j] = s_k sum_i sin(pi (i+1)(k+1) / N) F[i][j], row k of Y being the
-// Thomas system of mode k (contiguous, the partitioned solver's layout).
+// A real plan's transform between row-major layouts, either direction (the
+// sine matrix is symmetric): out[k][j] = so_k sum_i sin(pi (i+1)(k+1) / N)
+// si_i in[i][j], n rows of n1 each, si or so NULL for ones. Forward: in F,
+// out the modes system-major (row k of Y: mode k's Thomas system,
+// contiguous, the partitioned solver's layout), so = s. Backward: in Y,
+// si = s, out U.
 template <class R>
-cudaError_t sine_forward_rows(cufftHandle h, const R *f, R *y, R *ext, const R *scale, int n,
-                              size_t n1, cudaStream_t cs, cufftResult *fr)
+cudaError_t sine_rows(cufftHandle h, const R *in, R *out, R *ext, const R *si, const R *so,
+                      int n, size_t n1, cudaStream_t cs, cufftResult *fr)
 {
   const dim3 tb(SINE_TILE, SINE_ROWS);
   const unsigned grid = (unsigned)sine_tiles(n, n1);
-  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(f, nullptr, ext, n, n1);
+  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(in, si, ext, n, n1);
   cudaError_t e = cudaGetLastError();
   if (e != cudaSuccess || !sine_fft(h, ext, cs, fr))
     return e;
-  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, scale, y, n, n1);
-  return cudaGetLastError();
-}
-
-// Its inverse direction: U (n rows of n1) from system-major modes Y.
-template <class R>
-cudaError_t sine_backward_rows(cufftHandle h, const R *y, R *u, R *ext, const R *scale, int n,
-                               size_t n1, cudaStream_t cs, cufftResult *fr)
-{
-  const dim3 tb(SINE_TILE, SINE_ROWS);
-  const unsigned grid = (unsigned)sine_tiles(n, n1);
-  k_sine_extend_rows<R><<<grid, tb, 0, cs>>>(y, scale, ext, n, n1);
-  cudaError_t e = cudaGetLastError();
-  if (e != cudaSuccess || !sine_fft(h, ext, cs, fr))
-    return e;
-  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, nullptr, u, n, n1);
+  k_sine_spectrum_to_rows<R><<<grid, tb, 0, cs>>>(ext, so, out, n, n1);
   return cudaGetLastError();
 }
 
