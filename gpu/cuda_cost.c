@@ -10,8 +10,6 @@
  * R's dimension 2 at level 3 like R x R's. Before setup (the planner) they
  * know no level-3 choice and count plain Thomas.
  */
-#include <math.h>
-
 #include "cuda_backend.h"
 #include "cuda_transform.h"
 #include "plan.h"
@@ -114,9 +112,7 @@ int pscr_cuda_sine(const pscr_plan *p, int d)
   if (p->ndim != 2 || d != 0 || p->method[0] != PSCR_METHOD_TRANSFORM ||
       !pscr_plan_sine_fast(p, 0))
     return 0;
-  /* sine.cuh's transposes take a block per 32 x 32 tile, in a 1D grid. */
-  const double lines = (double)p->n[1] * (p->cplx ? 2 : 1);
-  return ceil(lines / 32) * ceil(p->n[0] / 32.0) <= 2147483647.0;
+  return pscr_cuda_sine_fits(p->n[0], (size_t)p->n[1] * (p->cplx ? 2 : 1));
 }
 
 /* The Thomas pass after a transformed dimension d: gpu/tf_part.cuh's

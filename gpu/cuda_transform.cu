@@ -19,6 +19,7 @@
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <cufft.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -508,6 +509,11 @@ extern "C" double pscr_cuda_tf_part_steps(int nl)
   // Each thread's M rows down and up, and the boundary system's PCR.
   const int P = tf_part_threads(nl);
   return P > 0 ? 2 * (TF_PART_M + std::log2((double)P)) : 0.0;
+}
+
+extern "C" int pscr_cuda_sine_fits(int n, size_t cols)
+{
+  return sine_tiles(n, cols) <= (size_t)INT_MAX;
 }
 
 extern "C" void pscr_cuda_tf_destroy(void *state)

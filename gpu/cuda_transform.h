@@ -56,6 +56,9 @@ int pscr_cuda_tf_singular(const void *state);
    (tf_part.cuh) takes a real 2D sine plan's Thomas systems of nl rows;
    0 where it does not serve that length (the cost model's rule). */
 double pscr_cuda_tf_part_steps(int nl);
+/* Whether sine.cuh's transposes of n rows of `cols` real columns fit their
+   1D grid (a block per tile). */
+int pscr_cuda_sine_fits(int n, size_t cols);
 void pscr_cuda_tf_destroy(void *state);
 
 #ifdef __cplusplus

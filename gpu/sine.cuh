@@ -60,7 +60,8 @@ __host__ __device__ inline size_t sine_lines(size_t cols) { return (cols + 1) / 
 __host__ __device__ inline size_t sine_line(int n) { return 2 * (size_t)(n + 1); }
 
 // Tiles of the transposes (32 rows by 32 complex lines), one block each
-// (pscr_cuda_sine, cuda_cost.c, keeps them within a 1D grid).
+// (pscr_cuda_sine_fits, which pscr_cuda_sine asks, keeps them within a 1D
+// grid).
 __host__ __device__ inline size_t sine_tiles(int n, size_t cols)
 {
   return ((sine_lines(cols) + SINE_TILE - 1) / SINE_TILE) *
