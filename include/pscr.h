@@ -697,9 +697,8 @@ typedef struct pscr_info {
    * with level3_toeplitz set, unless a pivot of the table would fail the
    * solver's pivot test; real and complex. Costs 4 (4 M - 2) values per
    * eigenpair of the first dimension in device_bytes (4095^2 double: 46
-   * MB). Same
-   * numbers to rounding, not bitwise. PSCR_FLAG_CUDA_NO_PIVOT_TABLE turns
-   * it off.
+   * MB). Same numbers to rounding, not bitwise.
+   * PSCR_FLAG_CUDA_NO_PIVOT_TABLE turns it off.
    */
   int level3_pivot_table;
   /**
