@@ -12,13 +12,18 @@
  * transforms along the other dimensions). One transform pair fewer than a
  * DST-I along every dimension and a division.
  *
- * DST-I of a line x of length L through a real FFT of length N = 2(L+1):
- * the odd extension e = (0, x_0..x_{L-1}, 0, -x_{L-1}..-x_0) has
+ * DST-I of a line x of length L through an FFT of length N = 2(L+1): the
+ * odd extension e = (0, x_0..x_{L-1}, 0, -x_{L-1}..-x_0) has
  *   E_k = sum_m e_m exp(-2 pi i k m / N) = -2 i sum_j x_j sin(pi k (j+1) / (L+1)),
  * so -Im E_k, k = 1..L, is FFTW's RODFT00 (twice the sine sum), the
  * convention whose scale baseline_common.h folds into the eigenvalues.
+ * E is purely imaginary, so two real lines a, b share one complex line
+ * z = e_a + i e_b: its complex FFT Z = E_a + i E_b gives RODFT00(a) =
+ * -Im Z_k and RODFT00(b) = Re Z_k. One Z2Z per pair of lines does the work
+ * of two D2Z without their packing and post-processing passes (the
+ * formulation pscr's gpu/sine.cuh uses; a line left over pairs with zeros).
  *
- * Every transformed dimension goes through a buffer with its lines
+ * Every transformed dimension goes through a buffer with its complex lines
  * contiguous (cuFFT stride 1, distance N; the transposes this needs ride in
  * the pack and unpack kernels, through shared-memory tiles, see pack_lines:
  * on the H100 the strided layout with the transform index outermost was
@@ -59,7 +64,7 @@ struct bl_cufft {
   int nl;                   /* n of the last dimension (not transformed) */
   size_t nlines;            /* NL = total / nl: one tridiagonal system each */
   size_t total;             /* n1 n2 n3 */
-  cufftHandle plan[3];      /* D2Z of dimension d < ndim - 1 */
+  cufftHandle plan[3];      /* Z2Z of dimension d < ndim - 1 (paired lines) */
   int planned[3];           /* plan[d] was created */
   cudaStream_t stream;      /* own stream */
   cudaStream_t bound;       /* stream the plans are set to */
@@ -67,79 +72,95 @@ struct bl_cufft {
   const double *d_a[3], *d_m[3];
   double *d_w;              /* reciprocal LU pivots (tri_lines' layout) */
   double *d_off;            /* off-diagonal of line s's matrix */
-  double *d_ext;            /* odd extensions, max_d 2 (n_d + 1) B_d */
-  cufftDoubleComplex *d_z;  /* their spectra, max_d (n_d + 2) B_d */
+  double2 *d_ext;           /* paired odd extensions, max_d 2 (n_d + 1) outer ceil(inner / 2) */
+  double2 *d_z;             /* their spectra, as many */
   void *d_work;             /* cuFFT work area, shared by the plans */
   double *d_f, *d_u;        /* for bl_cufft_time */
 };
 
 /*
  * Every transformed dimension d (L = n_d, outer = product of the earlier
- * sizes, inner = product of the later ones, B = outer inner lines) goes
- * through a buffer with its lines contiguous: line b = o inner + i, the
- * extension e[b N + m], its spectrum E[b (L+2) + k] (cuFFT stride 1,
- * distances N and L+2, the layout cuFFT runs fastest). x[(o L + j) inner + i]
- * is in the solver's (and the user's) layout, so pack and unpack are
- * transposes: 32 x 32 tiles through shared memory, tile (j or k, i) =
- * (blockIdx.y, blockIdx.x), o = blockIdx.z, every global access coalesced.
+ * sizes, inner = product of the later ones) goes through a buffer with its
+ * complex lines contiguous: within outer index o, real lines i and i + 1
+ * (i even) share complex line c = o P + i / 2, P = ceil(inner / 2), as its
+ * real and imaginary parts; the extension e[c N + m], its spectrum
+ * Z[c N + k] (cuFFT stride 1, distance N). x[(o L + j) inner + i] is in the
+ * solver's (and the user's) layout, so pack and unpack are transposes:
+ * tiles of 32 rows j (or modes k) by 32 complex lines (64 real ones)
+ * through shared memory, tile (lines, j or k) = (blockIdx.x, blockIdx.y),
+ * o = blockIdx.z, every global access coalesced.
  */
 #define BL_TILE 32
 #define BL_TILE_ROWS 8
 
-/* e[b N + j + 1] = x[(o L + j) inner + i], e[b N + N - 1 - j] = -that,
-   e[b N] = e[b N + L + 1] = 0. */
-__global__ void pack_lines(const double *__restrict__ x, double *__restrict__ e, int L,
+/* Complex lines per outer index: real lines i, i + 1 share line i / 2. */
+__host__ __device__ static inline size_t pair_lines(size_t inner) { return (inner + 1) / 2; }
+
+/* e[c N + j + 1] = (x[(o L + j) inner + 2p], x[... + 2p + 1]) for c = o P + p
+   (zero past inner), e[c N + N - 1 - j] = -that, e[c N] = e[c N + L + 1] = 0. */
+__global__ void pack_lines(const double *__restrict__ x, double2 *__restrict__ e, int L,
                            size_t inner)
 {
-  __shared__ double tile[BL_TILE][BL_TILE + 1];
-  const size_t o = blockIdx.z, N = 2 * ((size_t)L + 1);
-  const size_t i0 = (size_t)blockIdx.x * BL_TILE;
+  __shared__ double tile[BL_TILE][2 * BL_TILE + 1]; /* [j][real line - 2 p0] */
+  const size_t o = blockIdx.z, N = 2 * ((size_t)L + 1), P = pair_lines(inner);
+  const size_t p0 = (size_t)blockIdx.x * BL_TILE;
   const int j0 = blockIdx.y * BL_TILE;
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int j = j0 + r;
-    size_t i = i0 + threadIdx.x;
-    if (j < L && i < inner)
-      tile[r][threadIdx.x] = x[(o * L + j) * inner + i];
+    const int j = j0 + r;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int q = h * BL_TILE + threadIdx.x;
+      const size_t i = 2 * p0 + q;
+      tile[r][q] = j < L && i < inner ? x[(o * L + j) * inner + i] : 0.0;
+    }
   }
   __syncthreads();
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int j = j0 + threadIdx.x;
-    size_t i = i0 + r;
-    if (i >= inner)
+    const int j = j0 + threadIdx.x;
+    const size_t p = p0 + r;
+    if (p >= P)
       continue;
-    double *eb = e + (o * inner + i) * N;
+    double2 *eb = e + (o * P + p) * N;
     if (j < L) {
-      double v = tile[threadIdx.x][r];
-      eb[j + 1] = v;
-      eb[N - 1 - j] = -v;
+      const double a = tile[threadIdx.x][2 * r], b = tile[threadIdx.x][2 * r + 1];
+      eb[j + 1] = make_double2(a, b);
+      eb[N - 1 - j] = make_double2(-a, -b);
     }
     if (j0 == 0 && threadIdx.x == 0) {
-      eb[0] = 0.0;
-      eb[L + 1] = 0.0;
+      eb[0] = make_double2(0.0, 0.0);
+      eb[L + 1] = make_double2(0.0, 0.0);
     }
   }
 }
 
-/* x[(o L + k) inner + i] = -Im E[b (L+2) + k + 1]. */
-__global__ void unpack_lines(const cufftDoubleComplex *__restrict__ z, double *__restrict__ x,
-                             int L, size_t inner)
+/* x[(o L + k) inner + i] = -Im Z[c N + k + 1] (i even) or Re (i odd),
+   c = o P + i / 2. */
+__global__ void unpack_lines(const double2 *__restrict__ z, double *__restrict__ x, int L,
+                             size_t inner)
 {
-  __shared__ double tile[BL_TILE][BL_TILE + 1];
-  const size_t o = blockIdx.z, H = (size_t)L + 2;
-  const size_t i0 = (size_t)blockIdx.x * BL_TILE;
+  __shared__ double tile[BL_TILE][2 * BL_TILE + 1]; /* [k][real line - 2 p0] */
+  const size_t o = blockIdx.z, N = 2 * ((size_t)L + 1), P = pair_lines(inner);
+  const size_t p0 = (size_t)blockIdx.x * BL_TILE;
   const int k0 = blockIdx.y * BL_TILE;
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int k = k0 + threadIdx.x;
-    size_t i = i0 + r;
-    if (k < L && i < inner)
-      tile[threadIdx.x][r] = -z[(o * inner + i) * H + k + 1].y;
+    const int k = k0 + threadIdx.x;
+    const size_t p = p0 + r;
+    if (k < L && p < P) {
+      const double2 v = z[(o * P + p) * N + k + 1];
+      tile[threadIdx.x][2 * r] = -v.y;
+      tile[threadIdx.x][2 * r + 1] = v.x;
+    }
   }
   __syncthreads();
   for (int r = threadIdx.y; r < BL_TILE; r += BL_TILE_ROWS) {
-    int k = k0 + r;
-    size_t i = i0 + threadIdx.x;
-    if (k < L && i < inner)
-      x[(o * L + k) * inner + i] = tile[r][threadIdx.x];
+    const int k = k0 + r;
+#pragma unroll
+    for (int h = 0; h < 2; h++) {
+      const int q = h * BL_TILE + threadIdx.x;
+      const size_t i = 2 * p0 + q;
+      if (k < L && i < inner)
+        x[(o * L + k) * inner + i] = tile[r][q];
+    }
   }
 }
 
@@ -147,12 +168,14 @@ __global__ void unpack_lines(const cufftDoubleComplex *__restrict__ z, double *_
  * The tridiagonal systems. After the forward transform of the dimension
  * before the last (L = its n, inner = nl), mode k of outer index o is line
  * s = o L + k of the solves, and its entry i (position along the last
- * dimension) is -Im E[(o nl + i)(L+2) + k + 1]: consecutive lines s are
- * consecutive addresses, so the solves (one thread per line) read the
- * spectrum in place, coalesced, keep their intermediate d' and their LU
- * factors at t[(o nl + i) L + k], and write their answer straight into the
- * odd extension of the backward transform, e[(o nl + i) N + k + 1] and
- * e[... + N - 1 - k]: no transpose or copy pass around the solves.
+ * dimension) is -Im Z[(o P + i / 2) N + k + 1] for even i, Re for odd i
+ * (P = ceil(nl / 2)): consecutive lines s are consecutive addresses, so
+ * the solves (one thread per line) read the spectrum in place, coalesced,
+ * keep their intermediate d' and their LU factors at t[(o nl + i) L + k],
+ * and write their answer straight into the same part of the paired odd
+ * extension of the backward transform, e[(o P + i / 2) N + k + 1] and
+ * e[... + N - 1 - k]: no transpose or copy pass around the solves. (An odd
+ * nl's last line pairs with zeros, which the forward pack left there.)
  *
  * At create: line s's matrix alpha A_l + beta M_l (Toeplitz: diagonal g,
  * off-diagonal o) with 2D alpha = m1(k), beta = a1(k) + c m1(k), s = k;
@@ -202,27 +225,37 @@ __global__ void factor_lines(double *__restrict__ w, double *__restrict__ off,
 #endif
 #define BL_TRI_THREADS 32
 __global__ void __launch_bounds__(BL_TRI_THREADS)
-    tri_lines(const cufftDoubleComplex *__restrict__ z, double *__restrict__ t,
-              double *__restrict__ e, const double *__restrict__ w,
-              const double *__restrict__ off, int L, int nl, size_t NL)
+    tri_lines(const double2 *__restrict__ z, double *__restrict__ t, double2 *__restrict__ e,
+              const double *__restrict__ w, const double *__restrict__ off, int L, int nl,
+              size_t NL)
 {
   const size_t s = (size_t)blockIdx.x * blockDim.x + threadIdx.x;
   if (s >= NL)
     return;
   const size_t ob = s / (size_t)L, k = s - ob * (size_t)L;
-  const size_t H = (size_t)L + 2, N = 2 * ((size_t)L + 1);
+  const size_t N = 2 * ((size_t)L + 1), P = pair_lines((size_t)nl);
   const double o = off[s];
-  const cufftDoubleComplex *zs = z + ob * (size_t)nl * H + k + 1; /* stride H */
-  double *ts = t + ob * (size_t)nl * L + k;                        /* stride L */
-  const double *ws = w + ob * (size_t)nl * L + k;                  /* stride L */
-  double *es = e + ob * (size_t)nl * N;                            /* stride N */
+  const double2 *zs = z + ob * P * N + k + 1;      /* line i: zs[(i / 2) N] */
+  double *ts = t + ob * (size_t)nl * L + k;        /* stride L */
+  const double *ws = w + ob * (size_t)nl * L + k;  /* stride L */
+  double *es = (double *)(e + ob * P * N);          /* line i, entry m: es[2 ((i / 2) N + m) + i % 2] */
+  /* Real line i's mode k: -Im (even i) or Re (odd i) of the shared line. */
+  auto mode = [&](int i) {
+    const double2 v = zs[(size_t)(i >> 1) * N];
+    return (i & 1) ? v.x : -v.y;
+  };
+  auto put = [&](int i, double v) {
+    double *eb = es + 2 * (size_t)(i >> 1) * N + (i & 1);
+    eb[2 * (k + 1)] = v;
+    eb[2 * (N - 1 - k)] = -v;
+  };
   double d = 0.0;
   int i = 0;
   for (; i + BL_TRI_CHUNK <= nl; i += BL_TRI_CHUNK) {
     double tv[BL_TRI_CHUNK], wv[BL_TRI_CHUNK];
 #pragma unroll
     for (int q = 0; q < BL_TRI_CHUNK; q++) {
-      tv[q] = -zs[(size_t)(i + q) * H].y;
+      tv[q] = mode(i + q);
       wv[q] = ws[(size_t)(i + q) * L];
     }
 #pragma unroll
@@ -233,7 +266,7 @@ __global__ void __launch_bounds__(BL_TRI_THREADS)
   }
   for (; i < nl; i++) {
     double wi = ws[(size_t)i * L];
-    d = fma(-o * wi, d, -wi * zs[(size_t)i * H].y);
+    d = fma(-o * wi, d, wi * mode(i));
     ts[(size_t)i * L] = d;
   }
   double x = 0.0;
@@ -248,21 +281,17 @@ __global__ void __launch_bounds__(BL_TRI_THREADS)
 #pragma unroll
     for (int q = 0; q < BL_TRI_CHUNK; q++) {
       x = fma(-o * wv[q], x, tv[q]);
-      double *eb = es + (size_t)(i - 1 - q) * N;
-      eb[k + 1] = x;
-      eb[N - 1 - k] = -x;
+      put(i - 1 - q, x);
     }
   }
   for (; i > 0; i--) {
     x = fma(-o * ws[(size_t)(i - 1) * L], x, ts[(size_t)(i - 1) * L]);
-    double *eb = es + (size_t)(i - 1) * N;
-    eb[k + 1] = x;
-    eb[N - 1 - k] = -x;
+    put(i - 1, x);
   }
   if (k == 0) /* the extension's zeros of this outer index's lines */
-    for (int r = 0; r < nl; r++) {
-      es[(size_t)r * N] = 0.0;
-      es[(size_t)r * N + L + 1] = 0.0;
+    for (size_t r = 0; r < P; r++) {
+      e[(ob * P + r) * N] = make_double2(0.0, 0.0);
+      e[(ob * P + r) * N + L + 1] = make_double2(0.0, 0.0);
     }
 }
 
@@ -282,11 +311,12 @@ static pscr_status dst_in(bl_cufft *s, int d, const double *x, char *msg, size_t
   pscr_status st = PSCR_SUCCESS;
   size_t outer, inner;
   dim_shape(s, d, &outer, &inner);
-  dim3 grid((unsigned)((inner + BL_TILE - 1) / BL_TILE),
+  dim3 grid((unsigned)((pair_lines(inner) + BL_TILE - 1) / BL_TILE),
             (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
   pack_lines<<<grid, dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(x, s->d_ext, s->n[d], inner);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
-  BL_CUFFT_GOTO(st, out, cufftExecD2Z(s->plan[d], s->d_ext, s->d_z));
+  BL_CUFFT_GOTO(st, out, cufftExecZ2Z(s->plan[d], (cufftDoubleComplex *)s->d_ext,
+                                      (cufftDoubleComplex *)s->d_z, CUFFT_FORWARD));
 out:
   return st;
 }
@@ -297,7 +327,7 @@ static pscr_status dst_out(bl_cufft *s, int d, double *y, char *msg, size_t len)
   pscr_status st = PSCR_SUCCESS;
   size_t outer, inner;
   dim_shape(s, d, &outer, &inner);
-  dim3 grid((unsigned)((inner + BL_TILE - 1) / BL_TILE),
+  dim3 grid((unsigned)((pair_lines(inner) + BL_TILE - 1) / BL_TILE),
             (unsigned)((s->n[d] + BL_TILE - 1) / BL_TILE), (unsigned)outer);
   unpack_lines<<<grid, dim3(BL_TILE, BL_TILE_ROWS), 0, s->bound>>>(s->d_z, y, s->n[d], inner);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
@@ -334,7 +364,8 @@ pscr_status bl_cufft_solve_device(bl_cufft *s, const double *d_f, double *d_u, v
   tri_lines<<<(unsigned)((s->nlines + BL_TRI_THREADS - 1) / BL_TRI_THREADS), BL_TRI_THREADS, 0,
               s->bound>>>(s->d_z, d_u, s->d_ext, s->d_w, s->d_off, s->n[dl], s->nl, s->nlines);
   BL_CUDA_GOTO(st, out, cudaGetLastError());
-  BL_CUFFT_GOTO(st, out, cufftExecD2Z(s->plan[dl], s->d_ext, s->d_z));
+  BL_CUFFT_GOTO(st, out, cufftExecZ2Z(s->plan[dl], (cufftDoubleComplex *)s->d_ext,
+                                      (cufftDoubleComplex *)s->d_z, CUFFT_FORWARD));
   if ((st = dst_out(s, dl, d_u, msg, len)))
     goto out;
   /* 3D: dimension 0 back */
@@ -382,23 +413,23 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
 
   /* Plans first, without work areas, to learn the sizes. */
   for (int d = 0; d < ndim - 1; d++) {
-    const long long L = s->n[d], N = 2 * (L + 1), H = L + 2;
+    const long long L = s->n[d], N = 2 * (L + 1);
     size_t outer, inner, ws = 0;
     dim_shape(s, d, &outer, &inner);
-    const size_t B = outer * inner;
-    long long n[1] = {N}, inembed[1] = {N}, onembed[1] = {H};
+    const size_t B = outer * pair_lines(inner); /* complex lines */
+    long long n[1] = {N};
     BL_CUFFT_GOTO(st, fail, cufftCreate(&s->plan[d]));
     s->planned[d] = 1;
     BL_CUFFT_GOTO(st, fail, cufftSetAutoAllocation(s->plan[d], 0));
-    BL_CUFFT_GOTO(st, fail, cufftMakePlanMany64(s->plan[d], 1, n, inembed, 1, N, onembed, 1, H,
-                                                CUFFT_D2Z, (long long)B, &ws));
+    BL_CUFFT_GOTO(st, fail, cufftMakePlanMany64(s->plan[d], 1, n, NULL, 1, N, NULL, 1, N,
+                                                CUFFT_Z2Z, (long long)B, &ws));
     BL_CUFFT_GOTO(st, fail, cufftSetStream(s->plan[d], s->stream));
     ext = ext > (size_t)N * B ? ext : (size_t)N * B;
-    zed = zed > (size_t)H * B ? zed : (size_t)H * B;
     work = work > ws ? work : ws;
   }
-  BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_ext, ext * sizeof(double)));
-  BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_z, zed * sizeof(cufftDoubleComplex)));
+  zed = ext;
+  BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_ext, ext * sizeof(double2)));
+  BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_z, zed * sizeof(double2)));
   if (work)
     BL_CUDA_GOTO(st, fail, cudaMalloc(&s->d_work, work));
   for (int d = 0; d < ndim - 1; d++)
