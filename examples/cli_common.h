@@ -443,7 +443,9 @@ static inline double cli_word(int single, const void *p, size_t k)
 }
 
 /* max_i |x_i - y_i| over n real or complex (re, im) entries of float
- * (single) or double data; y NULL: max |x_i|. */
+ * (single) or double data; y NULL: max |x_i|. NaN when any difference is
+ * NaN: fmax would drop it, and a solution of NaNs would then show a
+ * backward error of 0. */
 static inline double cli_max_diff_of(int single, int cplx, size_t n, const void *x,
                                      const void *y)
 {
@@ -452,7 +454,10 @@ static inline double cli_max_diff_of(int single, int cplx, size_t n, const void 
     const size_t k = cplx ? 2 * i : i;
     const double re = cli_word(single, x, k) - (y ? cli_word(single, y, k) : 0);
     const double im = cplx ? cli_word(single, x, k + 1) - (y ? cli_word(single, y, k + 1) : 0) : 0;
-    m = fmax(m, cplx ? hypot(re, im) : fabs(re));
+    const double v = cplx ? hypot(re, im) : fabs(re);
+    if (v != v)
+      return NAN;
+    m = v > m ? v : m;
   }
   return m;
 }

@@ -17,6 +17,9 @@
 
 #include "pscr.h"
 #include "test_util.h"
+/* The tools' own check (cli_verify), tested here: its verdicts are the
+   benchmarks' and pscr-solve's. */
+#include "../examples/cli_common.h"
 
 #define TOL_EPS (16 * DBL_EPSILON)
 #define PI 3.14159265358979323846264338327950288
@@ -799,6 +802,37 @@ START_TEST(test_errors_problem)
 }
 END_TEST
 
+/* cli_verify, the check of pscr-solve, pscr-roofline and pscr-precision: a
+   solution with a NaN must not read as a small backward error (fmax drops
+   NaN, and a max-norm built on it once gave a solution of NaNs the backward
+   error 0). A zero solution has backward error ||f|| / ||f|| = 1. */
+START_TEST(test_verify_nan)
+{
+  pscr_problem *p = NULL;
+  const int n[3] = {7, 5, 1};
+  ck_assert_int_eq(pscr_problem_create(&p, PSCR_PROBLEM_POISSON, 2, n, NULL, 0.0, 0.0),
+                   PSCR_SUCCESS);
+  const size_t N = 35;
+  double b[35], u[35], au[35], berr = 0;
+  for (size_t i = 0; i < N; i++)
+    b[i] = 1.0 + (double)i;
+  memset(u, 0, sizeof u);
+  cli_verify(p, b, u, NULL, au, &berr, NULL);
+  ck_assert_double_eq_tol(berr, 1.0, 1e-15);
+  ck_assert(isnan(cli_max_diff(0, N, b, NULL)) == 0);
+  u[17] = NAN;
+  ck_assert(isnan(cli_max_diff(0, N, u, NULL)));
+  ck_assert(isnan(cli_max_diff(1, N / 2, u, b)));
+  cli_verify(p, b, u, NULL, au, &berr, NULL);
+  ck_assert_msg(isnan(berr), "a NaN in u gave backward error %g", berr);
+  for (size_t i = 0; i < N; i++)
+    u[i] = NAN;
+  cli_verify(p, b, u, NULL, au, &berr, NULL);
+  ck_assert_msg(isnan(berr), "u of NaNs gave backward error %g", berr);
+  pscr_problem_destroy(p);
+}
+END_TEST
+
 static Suite *problems_suite(void)
 {
   Suite *s = suite_create("problems");
@@ -835,6 +869,10 @@ static Suite *problems_suite(void)
   tcase_add_test(tc, test_errors_factors);
   tcase_add_test(tc, test_errors_mesh);
   tcase_add_test(tc, test_errors_problem);
+  suite_add_tcase(s, tc);
+
+  tc = tcase_create("verify");
+  tcase_add_test(tc, test_verify_nan);
   suite_add_tcase(s, tc);
   return s;
 }
