@@ -239,6 +239,8 @@ static double dist_berr(const pscr_problem *pb, int b, int e, const double *f, c
     loc[0] = fmax(loc[0], fabs(ax[lead + t] - f[t]));
     loc[1] = fmax(loc[1], fabs(u[t]));
     loc[2] = fmax(loc[2], fabs(f[t]));
+    if (!isfinite(ax[lead + t]) || !isfinite(u[t])) /* fmax drops NaN */
+      loc[0] = INFINITY;
   }
   MPI_Allreduce(loc, all, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   free(x);
