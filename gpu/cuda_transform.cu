@@ -26,6 +26,7 @@
 #include <cmath>
 
 #include "cuda_check.h"
+#include "dominance.h"
 #include "cuda_scalar.cuh"
 #include "cuda_transform.cuh"
 #include "cuda_transform.h"
@@ -64,24 +65,20 @@ struct TfState {
 };
 
 // Whether every system (A + (c + lam_k) M) of the last dimension, k < m,
-// is strictly diagonally dominant by rows, in T's arithmetic (the
-// device forms the same sums): the partitioned solver's pivots, those of
-// sub-blocks, then cannot vanish (tf_part.cuh).
-template <class T>
-bool tf_dominant(const T *ad, const T *ao, const T *md, const T *mo, int nl, T c, const T *lam,
-                 size_t m)
+// is strictly diagonally dominant by rows, in T's arithmetic (the device
+// forms the same sums): the partitioned solver's pivots, those of
+// sub-blocks, then cannot vanish (tf_part.cuh). src/dominance.c tests each
+// run of equal rows once (a uniform mesh's interior: 8191 shifts of 8191
+// rows in 0.1 ms on the VM, where the row-by-row test took 0.12 s).
+inline bool tf_dominant(const double *ad, const double *ao, const double *md, const double *mo,
+                        int nl, double c, const double *lam, size_t m)
 {
-  for (size_t k = 0; k < m; k++) {
-    const T sk = c + lam[k];
-    T up = T(0);
-    for (int i = 0; i < nl; i++) {
-      const T dn = i < nl - 1 ? ao[i] + sk * mo[i] : T(0);
-      if (!(std::fabs(ad[i] + sk * md[i]) > std::fabs(up) + std::fabs(dn)))
-        return false;
-      up = dn;
-    }
-  }
-  return true;
+  return pscr_rows_dominant_d(ad, ao, md, mo, nl, c, lam, m) != 0;
+}
+inline bool tf_dominant(const float *ad, const float *ao, const float *md, const float *mo,
+                        int nl, float c, const float *lam, size_t m)
+{
+  return pscr_rows_dominant_s(ad, ao, md, mo, nl, c, lam, m) != 0;
 }
 
 // Every entry of u NaN (a plan whose pivots fail).
@@ -404,7 +401,7 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
       if (s->pf) {
         const T *const *fac = (const T *const *)v->fac;
         const int nl = s->n[1];
-        s->part = tf_dominant<T>(fac[0], fac[1], fac[2], fac[3], nl, shift_of<T>(s->shift),
+        s->part = tf_dominant(fac[0], fac[1], fac[2], fac[3], nl, shift_of<T>(s->shift),
                                  (const T *)v->lambda[0], (size_t)s->n[0]);
         if (s->part) {
           const size_t npad = (size_t)s->part_p * TF_PART_M;
