@@ -436,7 +436,8 @@ def readme_table(results):
     cap += (". Peers: a cuFFT DST-I Poisson solver (uniform meshes only) and a dense "
             "matrix-decomposition solver (eigenvectors of the 1D pencils, cuBLAS DGEMM "
             "transforms, Thomas along the last dimension; real only). In parentheses the "
-            "peer's time over pscr's (above 1: pscr is faster); a dash: not applicable. From "
+            "peer's time over pscr's (above 1: pscr is faster); a dash: not applicable, or "
+            "the peer's answer missed its own accuracy bound (the text below says which). From "
             f"`bench/results/{dev}/`.")
     head = ("problem", "pscr double", "pscr float", "cuFFT DST-I", "dense MD")
     if not prec:  # no float run in this folder: no float column
