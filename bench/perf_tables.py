@@ -244,9 +244,19 @@ def roofline_table(results, dev):
     return caption(results, dev, "roofline.csv") + " " + ceilings + "\n\n" + table(head, body)
 
 
-def peer_cell(ms, base):
-    """A peer's time and its ratio to pscr's; a dash where the peer has no row."""
-    return "-" if ms is None else f"{sig(ms)} ({ms / base:.2f}x)"
+def peer_cell(ms, base, rejected=False):
+    """A peer's time and its ratio to pscr's; "rejected" where its answer
+    missed its own bound (pscr-roofline's "rejected" rows), a dash where the
+    peer has no row."""
+    if ms is None:
+        return "rejected" if rejected else "-"
+    return f"{sig(ms)} ({ms / base:.2f}x)"
+
+
+def rejected(rows, case, row, what):
+    """Whether pscr-roofline rejected baseline `what` of `case` (row
+    "rejected" or "rejected-level3")."""
+    return any(r["case"] == case and r["row"] == row and r["what"] == what for r in rows)
 
 
 def peers_table(results, dev):
@@ -260,16 +270,19 @@ def peers_table(results, dev):
             continue
         l3 = get(c, "stage", "level3", "solve_ms")
         dtype = next(r["dtype"] for r in rows if r["case"] == c)
-        body.append((c, dtype, sig(ms), cell(get(c, "baseline", "cufft", "solve_ms"), ms),
-                     cell(get(c, "baseline", "dense", "solve_ms"), ms), sig(l3),
-                     cell(get(c, "baseline-level3", "gtsv2", "solve_ms"), l3),
-                     cell(get(c, "baseline-level3", "gtsvI", "solve_ms"), l3)))
+        body.append((c, dtype, sig(ms),
+                     *(cell(get(c, "baseline", b, "solve_ms"), ms,
+                            rejected(rows, c, "rejected", b)) for b in ("cufft", "dense")),
+                     sig(l3),
+                     *(cell(get(c, "baseline-level3", b, "solve_ms"), l3,
+                            rejected(rows, c, "rejected-level3", b))
+                       for b in ("gtsv2", "gtsvI"))))
     note = ("Device-only medians in ms; in parentheses the peer's time over pscr's (above 1: "
             "pscr is faster). cuFFT DST-I and dense MD solve the whole problem; the cuSPARSE "
             "rows solve exactly the plan's level-3 launches and stand against pscr's profiled "
-            "level-3 stage. A dash: the peer does not apply (cuFFT: uniform Poisson; dense MD: "
-            "real) or its answer missed its own accuracy bound (the run's roofline.txt says "
-            "which).")
+            "level-3 stage. Rejected: the peer's answer missed its own accuracy bound (the "
+            "run's roofline.txt says by how much). A dash: the peer does not apply (cuFFT: "
+            "uniform Poisson; dense MD: real), or was not recorded.")
     head = ("case", "type", "pscr ms", "cuFFT DST-I ms", "dense MD ms", "pscr level 3 ms",
             "gtsv2StridedBatch ms", "gtsvInterleavedBatch ms")
     return caption(results, dev, "roofline.csv") + " " + note + "\n\n" + table(head, body)
@@ -422,9 +435,9 @@ def readme_table(results):
             continue
         kind, n = c.split(":")
         fl = prec.get((kind[0], kind[1:], n)) if kind[0] != "g" else None
-        peers = [get(c, "baseline", b, "solve_ms") for b in ("cufft", "dense")]
         body.append((case_name(c), sig(ms), "-" if fl is None else sig(fl),
-                     *("-" if v is None else f"{sig(v)} ({v / ms:.2f}x)" for v in peers)))
+                     *(peer_cell(get(c, "baseline", b, "solve_ms"), ms,
+                                 rejected(rows, c, "rejected", b)) for b in ("cufft", "dense"))))
     rr = run_of(results, dev, "roofline.csv")
     cap = (f"Device-only solve times in ms, medians after warm-up (CUDA events), each answer "
            f"checked: {rr['device']}, `pscr-roofline` at commit {rr['commit']} "
@@ -436,8 +449,9 @@ def readme_table(results):
     cap += (". Peers: a cuFFT DST-I Poisson solver (uniform meshes only) and a dense "
             "matrix-decomposition solver (eigenvectors of the 1D pencils, cuBLAS DGEMM "
             "transforms, Thomas along the last dimension; real only). In parentheses the "
-            "peer's time over pscr's (above 1: pscr is faster); a dash: not applicable, or "
-            "the peer's answer missed its own accuracy bound (the text below says which). From "
+            "peer's time over pscr's (above 1: pscr is faster); rejected: the peer's answer "
+            "missed its own accuracy bound; a dash: not applicable, or not recorded (the text "
+            "below says why). From "
             f"`bench/results/{dev}/`.")
     head = ("problem", "pscr double", "pscr float", "cuFFT DST-I", "dense MD")
     if not prec:  # no float run in this folder: no float column

@@ -21,7 +21,10 @@
  *    pscr's level-3 stage time).
  *
  * Output: a table on stdout and, with --csv FILE, one CSV line per run, per
- * stage kind and per baseline (`bench/perf_tables.py plot DIR` draws the PNG).
+ * stage kind and per baseline (`bench/perf_tables.py plot DIR` draws the PNG);
+ * a baseline whose answer missed its bound has a line of row "rejected"
+ * (whole-problem baselines: its time and backward error) or
+ * "rejected-level3" (the cuSPARSE rows), so that tables say so.
  *
  *   pscr-roofline [--cases p2:4095,h2:1023,p3:255,g2:2047,...] [--repeat R]
  *                 [--csv FILE] [--device D] [--no-baselines] [--copy-mib M]
@@ -465,6 +468,7 @@ static void baseline_row(const rl_case *c, const char *dtype, const char *what, 
   if (!(berr <= tol)) {
     printf("%-9s %-4s %-10s REJECTED: backward error %.2e above its bound %.1e (%.3f ms)\n",
            c->name, dtype, what, berr, tol, ms);
+    csv_line(csv, c, dtype, "rejected", what, init_ms, ms, NAN, NAN, NAN, r, 0, berr);
     return;
   }
   printf("%-9s %-4s %-10s %9.1f %9.3f %9s %8s %8s %6s %7s %7s  %8.2e  pscr %.2fx\n", c->name,
@@ -546,6 +550,8 @@ static void run_gtsv(const rl_case *c, const pscr_plan *plan, const char *dtype,
     st = bl_gtsv_level3_time(&list, vars[k].v, o->device, o->repeat, NULL, &res, msg, sizeof msg);
     if (st == PSCR_ERROR_SINGULAR) { /* its answer missed BL_GTSV_BERR_TOL */
       printf("%-9s %-4s %-10s REJECTED: %s\n", c->name, dtype, vars[k].name, msg);
+      csv_line(csv, c, dtype, "rejected-level3", vars[k].name, NAN, NAN, NAN, NAN, NAN, r,
+               0, NAN);
       continue;
     }
     if (st) {

@@ -15,6 +15,8 @@ when they do not.
    row each), so a formatting slip cannot pass by matching itself.
 4. record adds a run's row and replaces it on a second run of the same
    files, keeping the other rows.
+5. A baseline that pscr-roofline rejected (row "rejected") reads
+   "rejected" in the peers' tables, not a dash.
 """
 import os
 import shutil
@@ -114,6 +116,22 @@ class PerfTables(unittest.TestCase):
         self.assertIn("| 3D 255^3 | 2 | 64.4 | 121 (1.89x) | 63.5 / 6.74 (10.5%) | 1.04 / 66.3 "
                       "| 0.0170 | 4.2e-16 |", cpu)
         self.assertIn("| 2D 2046 x 1023 (weak) | 2 | 6.50 | 44.7 (6.88x) |", cpu)
+
+    def test_rejected_peer(self):
+        res = os.path.join(self.tmp, "bench", "results")
+        path = os.path.join(res, "h100", "roofline.csv")
+        with open(path) as f:
+            lines = f.read().splitlines(keepends=True)
+        out = []
+        for line in lines:
+            if line.startswith("p2:4095,") and ",baseline,cufft," in line:
+                line = line.replace(",baseline,cufft,", ",rejected,cufft,")
+            out.append(line)
+        with open(path, "w") as f:
+            f.writelines(out)
+        self.assertIn("| p2:4095 | R64 | 4.65 | rejected |", perf_tables.peers_table(res, "h100"))
+        self.assertIn("| p2:2047 | R64 |", perf_tables.peers_table(res, "h100"))
+        self.assertNotIn("| p2:2047 | R64 | 0.89 | rejected", perf_tables.peers_table(res, "h100"))
 
     def test_record_replaces_its_row(self):
         d = os.path.join(self.tmp, "bench", "results", "h100")
