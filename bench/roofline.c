@@ -74,10 +74,16 @@ typedef struct rl_case {
 typedef struct rl_opts {
   rl_case cases[MAX_CASES];
   int ncases, repeat, device, baselines, planner, refine, refine_single;
+  int method[2]; /* --method: indices into methods[] (0 auto), dimension 1 then 2 */
   unsigned int flags; /* pscr_options.flags of pscr's plans (--flags) */
   size_t copy_mib;
   const char *csv;
 } rl_opts;
+
+/* --method's words, in pscr_method's order. */
+static const char *const methods[] = {"auto", "reduction", "transform"};
+static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
+                                        PSCR_METHOD_TRANSFORM};
 
 static const char *default_cases = "p2:63,p2:127,p2:255,p2:511,p2:1023,p2:2047,p2:4095,p2:8191,"
                                    "g2:4095,h2:1023,h2:4095,"
@@ -89,7 +95,7 @@ static void usage(FILE *out)
                "                     [--csv FILE] [--device D] [--no-baselines] "
                "[--copy-mib M]\n"
                "                     [--planner none|estimate|measure] [--refine K]\n"
-               "                     [--refine-single] [--flags NAME,...]\n"
+               "                     [--refine-single] [--flags NAME,...] [--method M[,M]]\n"
                "  case: p (Poisson), g (Poisson, graded mesh) or h (Helmholtz), 2 or 3\n"
                "  dimensions, n in 2..65536; at most %d cases; R >= %d; D >= 0; M in\n"
                "  1..65536 MiB. --planner: pscr_options.planner of pscr's plans (estimate,\n"
@@ -102,6 +108,9 @@ static void usage(FILE *out)
                "  timed like pscr's; --refine-single: its corrections by a float plan.\n"
                "  --flags: pscr_options.flags of pscr's plans by name (pscr_flag_name, e.g.\n"
                "  cuda-pcr-refine-all), to compare kernel paths; the baselines ignore them.\n"
+               "  --method: pscr_options.method of pscr's plans, auto, reduction or transform\n"
+               "  for dimension 1, then dimension 2 (3D cases; 2D cases take the first);\n"
+               "  where a case's plan cannot take it, the case fails.\n"
                "Exit status: 0, 1 when a check failed, 2 on a bad command line or an unwritable\n"
                "FILE, 77 without a CUDA device.\n",
           MAX_CASES, GPU_MIN_REPEAT);
@@ -185,6 +194,9 @@ static int parse_args(int argc, char **argv, rl_opts *o)
     else if (cli_is(&c, "--planner")) {
       static const char *const planners[] = {"none", "estimate", "measure"};
       bad = cli_choice(&c, planners, 3, &o->planner);
+    } else if (cli_is(&c, "--method")) {
+      int nm = 0;
+      bad = cli_choice_seq(&c, methods, 3, o->method, 2, &nm);
     } else
       return cli_unknown(&c);
     if (bad)
@@ -326,6 +338,8 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   opts.device = o->device;
   opts.planner = (pscr_planner)o->planner; /* the order of planners[] */
   opts.flags = o->flags;
+  opts.method[0] = method_of[o->method[0]];
+  opts.method[1] = c->ndim == 3 ? method_of[o->method[1]] : PSCR_METHOD_AUTO;
   pscr_plan *plan = NULL;
   double t0 = cli_now(), med = -1, sum_ms = 0;
   pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,

@@ -168,6 +168,8 @@ SPECS = {
         "--planner": words("exhaustive", ""),
         "--refine": ints(1, 8),
         "--flags": [("bogus", "is not a flag"), ("cuda-pcr-refine-all,x", "is not a flag")],
+        "--method": [("bogus", NOT_WORD), ("transform,x", NOT_WORD),
+                     ("transform,reduction,auto", "more than 2 entries")],
     }, ["--no-baselines", "--refine-single"], ["--cases", "p2:31", "--repeat", "10", "--no-baselines",
                             "--copy-mib", "1"], True),
 }
