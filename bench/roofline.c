@@ -74,16 +74,11 @@ typedef struct rl_case {
 typedef struct rl_opts {
   rl_case cases[MAX_CASES];
   int ncases, repeat, device, baselines, planner, refine, refine_single;
-  int method[2]; /* --method: indices into methods[] (0 auto), dimension 1 then 2 */
+  int method[2]; /* --method: pscr_method of dimension 1, then 2 (0: auto) */
   unsigned int flags; /* pscr_options.flags of pscr's plans (--flags) */
   size_t copy_mib;
   const char *csv;
 } rl_opts;
-
-/* --method's words, in pscr_method's order. */
-static const char *const methods[] = {"auto", "reduction", "transform"};
-static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
-                                        PSCR_METHOD_TRANSFORM};
 
 static const char *default_cases = "p2:63,p2:127,p2:255,p2:511,p2:1023,p2:2047,p2:4095,p2:8191,"
                                    "g2:4095,h2:1023,h2:4095,"
@@ -196,7 +191,7 @@ static int parse_args(int argc, char **argv, rl_opts *o)
       bad = cli_choice(&c, planners, 3, &o->planner);
     } else if (cli_is(&c, "--method")) {
       int nm = 0;
-      bad = cli_choice_seq(&c, methods, 3, o->method, 2, &nm);
+      bad = cli_choice_seq(&c, cli_method_words(), CLI_NMETHODS, o->method, 2, &nm);
     } else
       return cli_unknown(&c);
     if (bad)
@@ -310,13 +305,12 @@ static double problem_berr(rl_problem *p, const double *u)
 /* What the planner knew (pscr_info.candidate), one line per vector. */
 static void print_candidates(const rl_case *c, const pscr_info *info)
 {
-  static const char *const name[] = {"auto", "reduction", "transform"};
   if (info->ncandidates > 0)
     printf("  planned in %.1f ms:\n", 1e3 * info->plan_seconds);
   for (int k = 0; k < info->ncandidates; k++) {
     const pscr_candidate *cd = &info->candidate[k];
-    printf("    candidate %-9s%s%-9s estimate %8.3f ms", name[cd->method[0]],
-           c->ndim == 3 ? " x " : "", c->ndim == 3 ? name[cd->method[1]] : "",
+    printf("    candidate %-9s%s%-9s estimate %8.3f ms", cli_method_name(cd->method[0]),
+           c->ndim == 3 ? " x " : "", c->ndim == 3 ? cli_method_name(cd->method[1]) : "",
            1e3 * cd->estimate_seconds);
     if (cd->measured_seconds > 0)
       printf("  measured %8.3f ms", 1e3 * cd->measured_seconds);
@@ -338,8 +332,8 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   opts.device = o->device;
   opts.planner = (pscr_planner)o->planner; /* the order of planners[] */
   opts.flags = o->flags;
-  opts.method[0] = method_of[o->method[0]];
-  opts.method[1] = c->ndim == 3 ? method_of[o->method[1]] : PSCR_METHOD_AUTO;
+  opts.method[0] = (pscr_method)o->method[0];
+  opts.method[1] = c->ndim == 3 ? (pscr_method)o->method[1] : PSCR_METHOD_AUTO;
   pscr_plan *plan = NULL;
   double t0 = cli_now(), med = -1, sum_ms = 0;
   pscr_status st = pscr_plan_create(&plan, p->pb->dtype, c->ndim, p->pb->pencils, p->pb->shift,
@@ -382,9 +376,9 @@ static double run_pscr(const rl_case *c, rl_problem *p, const rl_opts *o, const 
   csv_line(csv, c, dtype, "run", "pscr-min-bytes", NAN, med, NAN, tot->flops, info->min_bytes, r,
            med, NAN);
   if (transform) {
-    static const char *const name[] = {"auto", "reduction", "transform"};
-    printf("  methods: %s%s%s (transforms: matrix products); stages not profiled", name[info->method[0]],
-           c->ndim == 3 ? " x " : "", c->ndim == 3 ? name[info->method[1]] : "");
+    printf("  methods: %s%s%s (transforms: matrix products); stages not profiled",
+           cli_method_name(info->method[0]), c->ndim == 3 ? " x " : "",
+           c->ndim == 3 ? cli_method_name(info->method[1]) : "");
     printf("\n");
     print_candidates(c, info);
     *plan_out = plan;

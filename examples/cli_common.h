@@ -429,6 +429,20 @@ static inline const char *cli_dtype_name(pscr_dtype dtype)
   return "?";
 }
 
+/* The words of pscr_method, indexed by its values (explicit in pscr.h: 0
+   auto, 1 reduction, 2 transform): --method's choices (cli_choice_seq's
+   index is then the method) and the tools' output. */
+enum { CLI_NMETHODS = 3 };
+static inline const char *const *cli_method_words(void)
+{
+  static const char *const words[CLI_NMETHODS] = {"auto", "reduction", "transform"};
+  return words;
+}
+static inline const char *cli_method_name(pscr_method m)
+{
+  return (unsigned)m < CLI_NMETHODS ? cli_method_words()[m] : "?";
+}
+
 /* qsort comparator for doubles (medians of timings). */
 static inline int cli_cmp_double(const void *a, const void *b)
 {

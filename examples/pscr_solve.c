@@ -70,11 +70,8 @@ int main(int argc, char **argv)
   static const char *const problems[] = {"poisson", "helmholtz"};
   static const char *const dtypes[] = {"double", "float"};
   static const char *const backends[] = {"auto", "cpu", "cuda"};
-  static const char *const methods[] = {"auto", "reduction", "transform"};
   static const char *const planners[] = {"none", "estimate", "measure"};
   int planner = PSCR_PLANNER_ESTIMATE; /* the library's default; planners[] is in enum order */
-  static const pscr_method method_of[] = {PSCR_METHOD_AUTO, PSCR_METHOD_REDUCTION,
-                                          PSCR_METHOD_TRANSFORM};
   int method[2] = {0, 0}, nmethods = 0;
   const char *method_text = "";
   static const pscr_backend backend_of[] = {PSCR_BACKEND_AUTO, PSCR_BACKEND_CPU,
@@ -122,7 +119,7 @@ int main(int argc, char **argv)
       opts.refine_single = 1;
     }
     else if (cli_is(&c, "--method")) {
-      bad = cli_choice_seq(&c, methods, 3, method, 2, &nmethods);
+      bad = cli_choice_seq(&c, cli_method_words(), CLI_NMETHODS, method, 2, &nmethods);
       method_text = c.inline_val ? c.inline_val : c.argv[c.next - 1];
     }
     else
@@ -134,7 +131,7 @@ int main(int argc, char **argv)
     return cli_error(&c, "--method '%s': %d entries, but a %dD problem has %d reduced dimension%s",
                      method_text, nmethods, ndim, ndim - 1, ndim == 3 ? "s" : "");
   for (int d = 0; d < nmethods; d++)
-    opts.method[d] = method_of[method[d]];
+    opts.method[d] = (pscr_method)method[d]; /* the words are in enum order */
   opts.planner = (pscr_planner)planner; /* the order of planners[] */
   if (n == 0)
     n = ndim == 3 ? 127 : 1023;
@@ -266,9 +263,9 @@ int main(int argc, char **argv)
   printf("backend           %s", info.backend == PSCR_BACKEND_CUDA ? "cuda" : "cpu");
   if (info.backend == PSCR_BACKEND_CPU)
     printf(" (%s)", cli_threads(info.num_threads, thr, sizeof thr));
-  printf("\nmethod            %s", methods[info.method[0]]);
+  printf("\nmethod            %s", cli_method_name(info.method[0]));
   if (ndim == 3)
-    printf(" x %s", methods[info.method[1]]);
+    printf(" x %s", cli_method_name(info.method[1]));
   printf("\nlevels            %d", info.levels[0]);
   if (ndim == 3)
     printf(" x %d", info.levels[1]);
@@ -278,9 +275,9 @@ int main(int argc, char **argv)
   printf("\nplan time         %.4f s\n", plan_time);
   for (int k = 0; k < info.ncandidates; k++) {
     const pscr_candidate *cd = &info.candidate[k];
-    printf("%s %-9s", k ? "                 " : "candidates       ", methods[cd->method[0]]);
+    printf("%s %-9s", k ? "                 " : "candidates       ", cli_method_name(cd->method[0]));
     if (ndim == 3)
-      printf(" x %-9s", methods[cd->method[1]]);
+      printf(" x %-9s", cli_method_name(cd->method[1]));
     printf(" estimate %.3e s", cd->estimate_seconds);
     if (cd->measured_seconds > 0)
       printf(", measured %.3e s", cd->measured_seconds);

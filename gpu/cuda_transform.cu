@@ -26,10 +26,10 @@
 #include <cmath>
 
 #include "cuda_check.h"
-#include "dominance.h"
 #include "cuda_scalar.cuh"
 #include "cuda_transform.cuh"
 #include "cuda_transform.h"
+#include "dominance.h"
 #include "sine.cuh"
 #include "tf_part.cuh"
 
