@@ -293,6 +293,9 @@ extern "C" pscr_status pscr_cuda_modes_create(int device, const pscr_modes_view 
     st = pscr_error_set(PSCR_ERROR_DEVICE, "cublasCreate failed (device %d)", device);
     goto fail;
   }
+  // upload()'s copies from pageable memory may return before they land, and
+  // the solves' streams are non-blocking (they do not wait for them).
+  PSCR_CUDA_GOTO(st, fail, cudaDeviceSynchronize());
   pscr_cuda_restore_device(saved);
   *ctx = s;
   *dev_planes = s->dplanes;

@@ -165,6 +165,9 @@ extern "C" pscr_status pscr_cuda_refine_setup(const pscr_cuda_refine_view *v, vo
   PSCR_CUDA_ALLOC_GOTO(st, out, cudaMalloc(&s->f, vbytes), vbytes);
   *bytes = fbytes + 2 * vbytes;
   PSCR_CUDA_GOTO(st, out, cudaMemcpy(s->fac, v->factors, fbytes, cudaMemcpyHostToDevice));
+  // From pageable memory the copy may return before it lands; the residual
+  // kernels run on the caller's (possibly non-blocking) stream.
+  PSCR_CUDA_GOTO(st, out, cudaDeviceSynchronize());
 out:
   return st;
 }

@@ -420,6 +420,10 @@ extern "C" pscr_status pscr_cuda_tf_upload(void *state, const pscr_cuda_tf_view 
         }
       }
     }
+    // The copies above, from pageable memory, may return before they land,
+    // and s->stream is non-blocking: the pivot check must not read early.
+    if ((e = cudaDeviceSynchronize()) != cudaSuccess)
+      return pscr_cuda_error(e, "cudaDeviceSynchronize");
     // The pivots of plain Thomas (bit 1: the CPU's, whose failure makes
     // the plan singular), then those of the twisted factorization where it
     // would serve (bit 2: it serves only if they pass).
