@@ -381,6 +381,10 @@ static pscr_status upload(double **d, const double *h, size_t count, char *msg, 
   BL_CUDA_GOTO(st, out, cudaMalloc((void **)d, (count ? count : 1) * sizeof(double)));
   if (h && count)
     BL_CUDA_GOTO(st, out, cudaMemcpy(*d, h, count * sizeof(double), cudaMemcpyHostToDevice));
+  /* From pageable memory the copy may return before it lands, and the
+     solver's stream is non-blocking: wait for it here. */
+  if (h && count)
+    BL_CUDA_GOTO(st, out, cudaDeviceSynchronize());
 out:
   return st;
 }

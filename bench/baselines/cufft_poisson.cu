@@ -435,8 +435,11 @@ pscr_status bl_cufft_create(bl_cufft **out, int device, int ndim, const pscr_pen
   for (int d = 0; d < ndim - 1; d++)
     BL_CUFFT_GOTO(st, fail, cufftSetWorkArea(s->plan[d], s->d_work));
   BL_CUDA_GOTO(st, fail, cudaMalloc((void **)&s->d_spec, nspec * sizeof(double)));
-  BL_CUDA_GOTO(st, fail, cudaMemcpy(s->d_spec, s->spec.store, nspec * sizeof(double),
-                                    cudaMemcpyHostToDevice));
+  /* On s->stream, before factor_lines: a cudaMemcpy from pageable memory may
+     return before its DMA lands, and a non-blocking stream does not wait
+     for it (factor_lines read the spectrum early: NaN factors at 8191^2). */
+  BL_CUDA_GOTO(st, fail, cudaMemcpyAsync(s->d_spec, s->spec.store, nspec * sizeof(double),
+                                         cudaMemcpyHostToDevice, s->stream));
   for (int d = 0; d < 3; d++) {
     s->d_a[d] = s->d_spec + (s->spec.a[d] - s->spec.store);
     s->d_m[d] = s->d_spec + (s->spec.m[d] - s->spec.store);

@@ -256,6 +256,9 @@ pscr_status run(const bl_l3_list *list, int variant, int repeat, double *launch_
     for (int k = 0; k < 4; k++)
       BL_CUDA_GOTO(st, out, cudaMemcpy((char *)R->fac + (size_t)k * n * es, src[k],
                                        (size_t)n * es, cudaMemcpyHostToDevice));
+    /* Landed before R->stream's kernels read them: from pageable memory the
+       copies may return early, and a non-blocking stream does not wait. */
+    BL_CUDA_GOTO(st, out, cudaDeviceSynchronize());
   }
   P.ad = (const T *)R->fac;
   P.ao = P.ad + n;

@@ -291,6 +291,9 @@ extern "C" pscr_status bl_dense_create(bl_dense **out, int device, pscr_dtype dt
       (st = dalloc(s, &s->d_f, s->total, msg, len)) ||
       (st = dalloc(s, &s->d_u, s->total, msg, len)))
     goto fail;
+  /* The copies above from pageable memory may still be in flight; the
+     solves run on a non-blocking stream, which does not wait for them. */
+  BL_CUDA_GOTO(st, fail, cudaDeviceSynchronize());
   free(fac);
   *out = s;
   return PSCR_SUCCESS;
