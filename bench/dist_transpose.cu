@@ -381,10 +381,6 @@ static pscr_status upload(double **d, const double *h, size_t count, char *msg, 
   BL_CUDA_GOTO(st, out, cudaMalloc((void **)d, (count ? count : 1) * sizeof(double)));
   if (h && count)
     BL_CUDA_GOTO(st, out, cudaMemcpy(*d, h, count * sizeof(double), cudaMemcpyHostToDevice));
-  /* From pageable memory the copy may return before it lands, and the
-     solver's stream is non-blocking: wait for it here. */
-  if (h && count)
-    BL_CUDA_GOTO(st, out, cudaDeviceSynchronize());
 out:
   return st;
 }
@@ -429,6 +425,9 @@ extern "C" pscr_status dt_gpu_create(dt_gpu **out, const dt_plan *plan, int devi
       (plan->ndim == 3 && (st = upload(&g->d_lam2, lam2, (size_t)plan->n[1], msg, len))) ||
       (st = upload(&g->d_fac, fac, 4 * (size_t)nl, msg, len)))
     goto fail;
+  /* upload's copies from pageable memory may return before they land, and
+     g->stream is non-blocking: wait for them once, here. */
+  BL_CUDA_GOTO(st, fail, cudaDeviceSynchronize());
   *out = g;
   return PSCR_SUCCESS;
 fail:
